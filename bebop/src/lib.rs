@@ -1,0 +1,1 @@
+//! BDD-based interprocedural reachability for Boolean programs (placeholder).

@@ -1,0 +1,1 @@
+//! Test utilities for Boolean programs (placeholder).
