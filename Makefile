@@ -1,0 +1,33 @@
+# Everyday commands. `make demo` and `make test` do all the set-up on a fresh machine.
+.PHONY: all build demo test lint fmt bench ci
+
+all: build
+
+build:
+	scripts/setup.sh
+	cargo build --release
+
+# The main job on a bundled example: bebop finds an (abstract) double-acquire in SLAM's lock example.
+demo:
+	scripts/setup.sh
+	cargo build --release -p bebop
+	-target/release/bebop examples/bebop/lock-coarse.bp
+	target/release/bebop examples/bebop/lock.bp
+
+test:
+	scripts/test.sh
+
+lint:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	cargo fmt --all
+
+# Performance of bebop on generated families (a)-(d) at sizes x1, x2, x4: a table on stdout.
+bench:
+	scripts/setup.sh
+	cargo build --release -p bebop -p bp-bench
+	target/release/bebop-bench
+
+ci: lint test
