@@ -340,7 +340,8 @@ impl Expr {
         Expr::Var(Ident::new(name))
     }
 
-    /// `!e` without a source position.
+    /// `!e` without a source position. (A constructor, not `std::ops::Not`: it builds syntax.)
+    #[allow(clippy::should_implement_trait)]
     pub fn not(e: Expr) -> Expr {
         Expr::Not(Box::new(e), Span::NONE)
     }

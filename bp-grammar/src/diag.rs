@@ -133,8 +133,8 @@ mod tests {
         let src = "ab\ncdé\nf";
         assert_eq!(line_col(src, 0), (1, 1));
         assert_eq!(line_col(src, 3), (2, 1));
-        assert_eq!(line_col(src, 8), (2, 4));
-        assert_eq!(line_col(src, 9), (3, 1));
+        assert_eq!(line_col(src, 7), (2, 4));
+        assert_eq!(line_col(src, 8), (3, 1));
     }
 
     #[test]

@@ -1,0 +1,392 @@
+//! Fuzz/property tests of the parser: whatever the input, `parse` returns (no panic, no stack
+//! overflow), every diagnostic has a position (line and column ≥ 1) and a message, and on
+//! success the checker runs and positions its diagnostics too.
+//!
+//! Inputs come from a small seeded PRNG (splitmix64; no dependencies): random bytes (lossily
+//! made UTF-8), random token soups, mutations (delete/insert/duplicate/swap chunks and tokens)
+//! of the Boppo corpus and of embedded sample programs, and hand-made deep-nesting cases. Each
+//! group runs on a thread with a 2 MiB stack, the size cargo gives test threads.
+
+use bp_grammar::{
+    Diagnostic, MAX_EXPR_DEPTH, MAX_PAREN_DEPTH, MAX_STMT_DEPTH, ParseOptions, Precedence, check,
+    parse, parse_with,
+};
+use std::path::PathBuf;
+
+/// splitmix64: tiny, seedable, good enough to drive a fuzzer.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+
+    fn token(&mut self) -> &'static str {
+        TOKENS[self.below(TOKENS.len())]
+    }
+}
+
+const SAMPLES: [&str; 4] = [
+    r#"//@@ source=sample.c preds="a b"
+decl g, {x < y};
+//@ line=3
+dfs bool<2> f(a, b) begin
+  decl l;
+  enforce a | !b;
+  l := schoose[a, 'b] constrain 'l = (a => b);
+  L1: L2: if (*) then return a, b; elsif ? then goto L1, L2; else skip fi;
+  while g ^ l do dead l; l := ~l; od
+  return l, !l;
+end
+void main() begin
+  decl x, y;
+  x, _ := f(g, {x < y});
+  /* block */ print(x, y); // line
+  assume x != y; assert (x => y) & T;
+  L: skip
+end
+"#,
+    "decl a; void main() begin a := *; if a then skip; fi; end",
+    "bool g(p) begin return !p; end\nvoid main() begin decl r; r := g(T); assert(r = F); end\n",
+    "void main() begin decl a, b; a, b := 1, 0 constrain a' | 'b; while * do a := a & b | !b; od end",
+];
+
+const TOKENS: [&str; 72] = [
+    "decl",
+    "begin",
+    "end",
+    "void",
+    "bool",
+    "bool<2>",
+    "if",
+    "then",
+    "else",
+    "elsif",
+    "fi",
+    "while",
+    "do",
+    "od",
+    "goto",
+    "return",
+    "skip",
+    "assert",
+    "assume",
+    "print",
+    "enforce",
+    "constrain",
+    "schoose",
+    "dead",
+    "dfs",
+    "T",
+    "F",
+    "0",
+    "1",
+    "2",
+    "*",
+    "?",
+    "!",
+    "~",
+    "&",
+    "&&",
+    "|",
+    "||",
+    "^",
+    "=",
+    "!=",
+    "=>",
+    "'",
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    ";",
+    ":",
+    ":=",
+    "_",
+    "main",
+    "f",
+    "a",
+    "b",
+    "L1",
+    "{x < y}",
+    "{",
+    "}",
+    "//@ k=v\n",
+    "//@@ h=1\n",
+    "// c\n",
+    "/*",
+    "*/",
+    "\n",
+    " ",
+    "sync",
+    "abortif",
+    "ASYNC_1:",
+    "endl",
+    "é",
+];
+
+fn corpus() -> Vec<String> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/bp/boppo");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        println!("skipping the corpus: ../shared/corpus not found");
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("main.bp"))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .collect()
+}
+
+/// Parses `src` with both precedences and checks the invariants; returns whether it parsed.
+fn check_one(src: &str) -> bool {
+    let mut parsed = false;
+    for precedence in [Precedence::Moped, Precedence::Cprover] {
+        match parse_with(src, &ParseOptions { precedence }) {
+            Ok(prog) => {
+                parsed = true;
+                for d in check(&prog, src) {
+                    assert_positioned(&d, src, "check");
+                }
+            }
+            Err(ds) => {
+                assert!(
+                    !ds.is_empty(),
+                    "Err without diagnostics for {:?}",
+                    shorten(src)
+                );
+                for d in &ds {
+                    assert_positioned(d, src, "parse");
+                }
+            }
+        }
+    }
+    parsed
+}
+
+fn assert_positioned(d: &Diagnostic, src: &str, who: &str) {
+    assert!(
+        d.span.line >= 1 && d.span.col >= 1,
+        "{who} diagnostic without a position: {d:?}\ninput: {:?}",
+        shorten(src)
+    );
+    assert!(
+        !d.message.is_empty() && !d.code.is_empty(),
+        "{who} diagnostic without a code or message: {d:?}\ninput: {:?}",
+        shorten(src)
+    );
+    assert!(
+        d.span.start <= src.len(),
+        "{who} diagnostic beyond the input: {d:?}\ninput: {:?}",
+        shorten(src)
+    );
+}
+
+fn shorten(src: &str) -> String {
+    if src.len() <= 300 {
+        src.to_string()
+    } else {
+        let cut = (0..=300)
+            .rev()
+            .find(|&i| src.is_char_boundary(i))
+            .unwrap_or(0);
+        format!("{}... ({} bytes)", &src[..cut], src.len())
+    }
+}
+
+fn on_2mib_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .expect("spawn a test thread")
+        .join()
+        .expect("the fuzz group panicked (see above)");
+}
+
+fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
+    let mut s = base.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let len = s.len();
+        let at = if len == 0 { 0 } else { rng.below(len + 1) };
+        let chunk = 1 + rng.below(24);
+        match rng.below(7) {
+            0 if len > 0 => {
+                let end = (at + chunk).min(len);
+                s.drain(at..end);
+            }
+            1 => {
+                let bytes: Vec<u8> = (0..chunk).map(|_| rng.next() as u8).collect();
+                s.splice(at..at, bytes);
+            }
+            2 if len > 0 => {
+                let end = (at + chunk).min(len);
+                let copy = s[at..end].to_vec();
+                let to = rng.below(s.len() + 1);
+                s.splice(to..to, copy);
+            }
+            3 if len > 1 => {
+                let a = rng.below(len);
+                let b = rng.below(len);
+                let (a, b) = (a.min(b), a.max(b));
+                let n = chunk.min(b - a).min(len - b);
+                for i in 0..n {
+                    s.swap(a + i, b + i);
+                }
+            }
+            4 if len > 0 => {
+                // Replace a chunk by a token.
+                let end = (at + rng.below(6)).min(len);
+                let tok = rng.token().as_bytes().to_vec();
+                s.splice(at..end, tok);
+            }
+            _ => {
+                let mut tok = rng.token().as_bytes().to_vec();
+                tok.push(b' ');
+                s.splice(at..at, tok);
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn random_bytes_never_panic() {
+    on_2mib_stack(|| {
+        let mut rng = Rng(0x5EED_0001);
+        let alphabet = b"abcTF01*?!~&|^=>'()[]{},;:_ \n\t/@\"\\$#-";
+        for i in 0..2000 {
+            let len = rng.below(200);
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    if i % 2 == 0 {
+                        rng.next() as u8
+                    } else {
+                        *rng.pick(alphabet)
+                    }
+                })
+                .collect();
+            check_one(&String::from_utf8_lossy(&bytes));
+        }
+    });
+}
+
+#[test]
+fn random_token_soups_never_panic() {
+    on_2mib_stack(|| {
+        let mut rng = Rng(0x5EED_0002);
+        for _ in 0..2000 {
+            let mut src = String::new();
+            if rng.below(2) == 0 {
+                src.push_str("void main() begin ");
+            }
+            for _ in 0..rng.below(60) {
+                src.push_str(rng.token());
+                src.push(' ');
+            }
+            if rng.below(2) == 0 {
+                src.push_str(" end");
+            }
+            check_one(&src);
+        }
+    });
+}
+
+#[test]
+fn mutated_programs_never_panic() {
+    let mut bases = corpus();
+    bases.extend(SAMPLES.iter().map(|s| s.to_string()));
+    // The unmutated bases all parse.
+    for b in &bases {
+        assert!(parse(b).is_ok(), "base does not parse: {b}");
+    }
+    on_2mib_stack(move || {
+        let mut rng = Rng(0x5EED_0003);
+        let mut parsed = 0;
+        for _ in 0..2000 {
+            let base = rng.pick(&bases).as_bytes().to_vec();
+            let m = mutate(&mut rng, &base);
+            if check_one(&String::from_utf8_lossy(&m)) {
+                parsed += 1;
+            }
+        }
+        // Some mutations keep the program valid (e.g. inside comments): the checker runs too.
+        println!("{parsed} of 2000 mutants parsed");
+        assert!(parsed > 0);
+    });
+}
+
+#[test]
+fn deep_nesting_never_overflows() {
+    on_2mib_stack(|| {
+        let wrap = |body: String| format!("decl a, x; void main() begin {body} end");
+        let rejected = |src: &str| {
+            let ds = parse(src).expect_err("too deep");
+            assert!(ds.iter().any(|d| d.code == "too-deep"), "{:?}", ds.first());
+            check_one(src);
+        };
+        // Far beyond the limits.
+        rejected(&wrap(format!("x := {}a;", "(".repeat(100_000))));
+        rejected(&"(".repeat(100_000));
+        rejected(&wrap(format!("x := {}a;", "!".repeat(100_000))));
+        rejected(&wrap(format!("x := {}a;", "~(".repeat(50_000))));
+        rejected(&wrap(format!("x := {}a;", "schoose[".repeat(50_000))));
+        rejected(&wrap(format!("x := a{};", " & a".repeat(200_000))));
+        rejected(&wrap(format!("x := a{};", " | !a".repeat(200_000))));
+        rejected(&wrap("if a then ".repeat(100_000)));
+        rejected(&wrap("while a do ".repeat(100_000)));
+        // Just over.
+        rejected(&wrap(format!(
+            "x := {}a{};",
+            "(".repeat(MAX_PAREN_DEPTH + 1),
+            ")".repeat(MAX_PAREN_DEPTH + 1)
+        )));
+        rejected(&wrap(format!("x := a{};", " => a".repeat(MAX_EXPR_DEPTH))));
+        let cprover = ParseOptions {
+            precedence: Precedence::Cprover,
+        };
+        let chain = wrap(format!("x := a{};", " => a".repeat(200_000)));
+        assert_eq!(
+            parse_with(&chain, &cprover).expect_err("too deep")[0].code,
+            "too-deep"
+        );
+        // At every limit at once: 256 nested ifs around 256 nested parentheses and a
+        // 2,000-deep chain, parsed and checked on a 2 MiB stack.
+        let n = MAX_STMT_DEPTH;
+        let p = MAX_PAREN_DEPTH;
+        let deepest = wrap(format!(
+            "{} x := {}a{}; x := a{}; {}",
+            "if a then ".repeat(n),
+            "(".repeat(p),
+            ")".repeat(p),
+            " & a".repeat(MAX_EXPR_DEPTH - 1),
+            "fi ".repeat(n)
+        ));
+        assert!(parse(&deepest).is_ok());
+        assert!(check_one(&deepest));
+        let mixed = wrap(format!(
+            "x := {}a{};",
+            "!(".repeat(p / 2),
+            ")".repeat(p / 2)
+        ));
+        assert!(check_one(&mixed));
+    });
+}
