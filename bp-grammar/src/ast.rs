@@ -352,15 +352,17 @@ impl Expr {
     }
 }
 
-/// The deepest expression tree the parser accepts (every operator, negation, `schoose` and
-/// parenthesis counts one level; a chain `a & b & c` is as deep as it is long). Deeper input is
-/// rejected with a positioned error, so that no later recursive pass (checker, printer, bebop,
-/// drop) can overflow the stack, even on a 2 MiB test thread.
+/// The deepest expression tree the parser accepts (every binary operator, negation and
+/// `schoose` counts one level; a chain `a & b & c` is as deep as it is long; parentheses add no
+/// level). Deeper input is rejected with a positioned error, so that no later recursive pass
+/// (checker, printer, bebop, drop) can overflow the stack, even on a 2 MiB test thread.
 pub const MAX_EXPR_DEPTH: usize = 2000;
 
-/// The deepest nesting of parentheses and prefix operators the parser accepts; checked on the
-/// raw text before the recursive-descent parser runs, so that it cannot overflow the stack.
-pub const MAX_PAREN_DEPTH: usize = 256;
+/// The deepest nesting of parentheses, brackets and prefix operators the parser accepts; checked
+/// on the raw text before the recursive-descent parser runs, so that it cannot overflow the
+/// stack. Twice [`MAX_EXPR_DEPTH`], because the printer writes up to two levels (`!(`) per AST
+/// level: whatever the parser accepts, the printer's text of it re-parses.
+pub const MAX_PAREN_DEPTH: usize = 2 * MAX_EXPR_DEPTH;
 
 /// The most deeply nested statement (`if`/`while` inside one another) the parser accepts.
 pub const MAX_STMT_DEPTH: usize = 256;

@@ -1303,11 +1303,12 @@ impl<'s> Builder<'s> {
         Ok(match p.as_rule() {
             Rule::paren => {
                 let inner = kids(p).next().ok_or(Rejected)?;
+                // Parentheses add no AST level: the tree depth is what later passes recurse
+                // over, and the raw nesting is bounded by the pre-scan.
                 let o = self.expr_operand(inner)?;
-                let depth = self.deeper(o.depth, start, end)?;
                 Operand {
                     expr: o.expr,
-                    depth,
+                    depth: o.depth,
                     start,
                     end,
                 }

@@ -384,8 +384,8 @@ fn deep_nesting_never_overflows() {
         assert!(check_one(&deepest));
         let mixed = wrap(format!(
             "x := {}a{};",
-            "!(".repeat(p / 2),
-            ")".repeat(p / 2)
+            "!(".repeat(MAX_EXPR_DEPTH - 1),
+            ")".repeat(MAX_EXPR_DEPTH - 1)
         ));
         assert!(check_one(&mixed));
     });

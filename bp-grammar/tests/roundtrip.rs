@@ -588,3 +588,22 @@ fn corpus_round_trips_and_printing_is_idempotent() {
         );
     }
 }
+
+#[test]
+fn the_deepest_accepted_expressions_round_trip() {
+    // Whatever the parser accepts, the printer's text of it re-parses: chains of the
+    // non-associative operators print one parenthesis per level, negations `!(` two.
+    let depth = bp_grammar::MAX_EXPR_DEPTH - 1;
+    for op in [BinOp::Eq, BinOp::Neq, BinOp::Implies] {
+        let mut e = Expr::var("a0");
+        for i in 1..depth {
+            e = Expr::binary(op, e, Expr::var(format!("a{}", i % 7)));
+        }
+        if let Err(why) = round_trip(&assert_program(e)) {
+            panic!("{op:?} chain of {depth}: {why}");
+        }
+    }
+    if let Err(why) = round_trip(&assert_program(deep_expr(depth))) {
+        panic!("mixed expression {depth} deep: {why}");
+    }
+}
