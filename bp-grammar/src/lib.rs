@@ -1,7 +1,7 @@
 //! The Boolean-program (`.bp`) language: the API boundary between every tool of the toolkit.
 //!
-//! Owns the grammar ([`parse`]), the typed AST with spans ([`ast`]), the well-formedness
-//! checker ([`check`]), the canonical printer ([`print`]) and the trace format ([`trace`]) that
+//! Owns the grammar ([`parse()`]), the typed AST with spans ([`ast`]), the well-formedness
+//! checker ([`check()`]), the canonical printer ([`print()`]) and the trace format ([`trace`]) that
 //! `bebop` writes and `newton`/`constrain` read. Knows nothing of C, SMT or BDDs.
 //!
 //! ```
@@ -28,7 +28,7 @@ pub use parse::{ParseOptions, Precedence, parse, parse_with};
 pub use print::{print, print_expr, print_stmt_head};
 
 /// Parses and checks `src`: the program if it is well-formed, otherwise every error found
-/// (warnings are dropped; use [`parse`] and [`check`] separately to see them).
+/// (warnings are dropped; use [`parse()`] and [`check()`] separately to see them).
 pub fn parse_and_check(src: &str, opts: &ParseOptions) -> Result<Program, Vec<Diagnostic>> {
     let prog = parse_with(src, opts)?;
     let errors: Vec<Diagnostic> = check(&prog, src)

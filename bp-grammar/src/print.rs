@@ -76,7 +76,7 @@ pub fn print_expr(e: &Expr) -> String {
     out
 }
 
-/// The statement on one line, without labels or annotations, exactly as [`print`] writes it;
+/// The statement on one line, without labels or annotations, exactly as [`print()`] writes it;
 /// compound statements give their head only (`if g then`, `if (a & b) then`, `while * do`).
 pub fn print_stmt_head(s: &Stmt) -> String {
     let mut out = String::new();
