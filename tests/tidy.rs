@@ -26,7 +26,12 @@ fn every_rust_file_starts_with_a_module_doc() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     rust_files(root, &mut files);
-    assert!(files.len() > 5, "found only {} Rust files under {}", files.len(), root.display());
+    assert!(
+        files.len() > 5,
+        "found only {} Rust files under {}",
+        files.len(),
+        root.display()
+    );
     let missing: Vec<String> = files
         .iter()
         .filter(|f| {

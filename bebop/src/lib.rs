@@ -2,10 +2,37 @@
 //!
 //! Public API (the contract used by the CLI, the tests and later tools):
 //! [`verify`] checks a parsed, well-formed program for the property in [`Options`] and returns an
-//! [`Outcome`]: safe, or unsafe with a fully expanded [`bp_grammar::trace::Trace`].
+//! [`Outcome`]: safe, or unsafe with a fully expanded [`bp_grammar::trace::Trace`], plus
+//! statistics and (on request) per-statement invariants.
+//!
+//! The algorithm is Bebop's (T. Ball, S. K. Rajamani, "Bebop: A Symbolic Model Checker for
+//! Boolean Programs", SPIN 2000), an adaptation of the interprocedural tabulation of Reps,
+//! Horwitz & Sagiv (POPL 1995) with BDDs for sets of valuations. Modules:
+//!
+//! - [`vars`]: the one BDD variable set and its layout (globals, return slots, shared frame
+//!   slots, each with interleaved entry/next/current copies; temporaries for `*`);
+//! - [`order`]: the static order of the globals in the BDDs (FORCE heuristic);
+//! - [`lower`]: AST → control-flow graph with per-statement transfer relations;
+//! - [`engine`]: path edges, summaries and the prioritised worklist;
+//! - [`trace`]: the backward search for a fully expanded trace (and the JSON schema);
+//! - [`replay`]: the self-check replaying a trace against the transition relations;
+//! - [`report`]: text rendering; [`cli`]: the command line.
+//!
+//! The semantics implemented is `docs/bp-semantics.md`.
 
-use bp_grammar::Program;
+pub mod cli;
+pub mod engine;
+pub mod ids;
+pub mod lower;
+pub mod order;
+pub mod replay;
+pub mod report;
+pub mod trace;
+pub mod vars;
+
 use bp_grammar::trace::Trace;
+use bp_grammar::{Program, StmtId};
+use std::time::{Duration, Instant};
 
 /// What `bebop` is asked.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -13,7 +40,7 @@ pub enum Property {
     /// Can an `assert` fail, or a statement labelled `SLIC_ERROR` be reached? (the default)
     #[default]
     AssertsAndSlicError,
-    /// Can a statement carrying this label be reached?
+    /// Can a statement carrying this label be reached? (asserts then act as assumes)
     Label(String),
 }
 
@@ -22,10 +49,17 @@ pub enum Property {
 pub struct Options {
     /// The question.
     pub property: Property,
-    /// Compute per-statement invariants (reachable valuations) too.
+    /// Compute per-statement invariants (reachable valuations) too. This runs the analysis to
+    /// its fixpoint even when an error is found early.
     pub invariants: bool,
     /// The file name to record in traces.
     pub program_name: String,
+    /// The program's text, if known: used for the position of the `end` of a procedure in
+    /// implicit-return steps.
+    pub source: Option<String>,
+    /// Replay the trace against the transition relations before returning it (always done in
+    /// debug builds).
+    pub self_check: bool,
 }
 
 /// The answer.
@@ -37,11 +71,81 @@ pub enum Verdict {
     Unsafe(Box<Trace>),
 }
 
+impl Verdict {
+    /// True for [`Verdict::Safe`].
+    pub fn is_safe(&self) -> bool {
+        matches!(self, Verdict::Safe)
+    }
+
+    /// The trace of an unsafe verdict.
+    pub fn trace(&self) -> Option<&Trace> {
+        match self {
+            Verdict::Safe => None,
+            Verdict::Unsafe(t) => Some(t),
+        }
+    }
+}
+
+/// Measurements of a check.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Procedures.
+    pub procedures: usize,
+    /// Statements (all procedures).
+    pub statements: usize,
+    /// Nodes of the control-flow graph (statements, plus `end` and exit per procedure).
+    pub cfg_nodes: usize,
+    /// Edges of the control-flow graph.
+    pub cfg_edges: usize,
+    /// BDD variables allocated.
+    pub bdd_vars: usize,
+    /// The largest path-edge / summary BDD stored (nodes).
+    pub largest_bdd: usize,
+    /// The largest sum of the sizes of all stored path-edge and call-relation BDDs (nodes).
+    pub peak_live_nodes: usize,
+    /// That sum at the end.
+    pub final_live_nodes: usize,
+    /// Worklist iterations: (node, new states) pairs processed.
+    pub iterations: u64,
+    /// Time to build the CFG and the transfer relations.
+    pub lower_time: Duration,
+    /// Time of the reachability analysis.
+    pub reach_time: Duration,
+    /// Time to extract (and check) the trace.
+    pub trace_time: Duration,
+    /// Total time.
+    pub total_time: Duration,
+}
+
+/// The reachable valuations before one statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invariant {
+    /// The procedure.
+    pub proc: String,
+    /// The statement (pre-order index in its procedure).
+    pub stmt: StmtId,
+    /// Its line.
+    pub line: u32,
+    /// Its column.
+    pub col: u32,
+    /// Its labels.
+    pub labels: Vec<String>,
+    /// Its text (statement head).
+    pub text: String,
+    /// The reachable valuations of the variables in scope, as a formula over their names
+    /// (`T`, `F`, or a disjunction of cubes such as `(a & !b) | c`).
+    pub formula: String,
+}
+
 /// Everything a check produced.
 #[derive(Clone, Debug)]
 pub struct Outcome {
     /// Safe or unsafe.
     pub verdict: Verdict,
+    /// Measurements.
+    pub stats: Stats,
+    /// Per-statement invariants, when asked for.
+    pub invariants: Option<Vec<Invariant>>,
 }
 
 /// Errors of a check (the program must already have passed `bp_grammar::check`).
@@ -50,9 +154,155 @@ pub enum BebopError {
     /// The program has no `main`.
     #[error("the program has no procedure `main`")]
     NoMain,
+    /// The program needs more BDD variables than the BDD library supports.
+    #[error("the program needs {needed} BDD variables; at most 65534 are supported")]
+    TooManyVariables {
+        /// How many would be needed.
+        needed: usize,
+    },
+    /// A bug in bebop.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// Stack of the analysis thread: expression compilation (up to
+/// [`bp_grammar::MAX_EXPR_DEPTH`] levels) and the expansion of nested calls in traces recurse.
+/// Only the pages touched are committed.
+const STACK_SIZE: usize = 256 * 1024 * 1024;
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic".to_string()
+    }
+}
+
+/// Runs `f` on a thread with a large stack (on the current thread if none can be started); a
+/// panic becomes an internal error.
+fn on_big_stack<T: Send>(
+    f: impl FnOnce() -> Result<T, BebopError> + Send,
+) -> Result<T, BebopError> {
+    let f = std::sync::Mutex::new(Some(f));
+    let run = || {
+        let f = f
+            .lock()
+            .map(|mut g| g.take())
+            .ok()
+            .flatten()
+            .ok_or_else(|| BebopError::Internal("the analysis ran twice".into()))?;
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+            .map_err(|p| BebopError::Internal(format!("panic: {}", panic_message(p))))?
+    };
+    std::thread::scope(|s| {
+        match std::thread::Builder::new()
+            .name("bebop".into())
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(s, run)
+        {
+            Ok(h) => h
+                .join()
+                .map_err(|p| BebopError::Internal(format!("panic: {}", panic_message(p))))?,
+            Err(e) => {
+                tracing::warn!("cannot start the analysis thread ({e}); running on this one");
+                run()
+            }
+        }
+    })
 }
 
 /// Checks `prog` (which must have passed `bp_grammar::check`).
-pub fn verify(_prog: &Program, _opts: &Options) -> Result<Outcome, BebopError> {
-    unimplemented!("bebop engine not written yet")
+pub fn verify(prog: &Program, opts: &Options) -> Result<Outcome, BebopError> {
+    on_big_stack(|| verify_here(prog, opts))
+}
+
+fn verify_here(prog: &Program, opts: &Options) -> Result<Outcome, BebopError> {
+    let t0 = Instant::now();
+    let model = lower::lower(prog, &opts.property, opts.source.as_deref())?;
+    let t1 = Instant::now();
+    tracing::info!(
+        procedures = model.procs.len(),
+        statements = model.n_stmts(),
+        cfg_nodes = model.nodes.len(),
+        bdd_vars = model.vars.num_vars(),
+        elapsed_ms = (t1 - t0).as_secs_f64() * 1e3,
+        "lowered the program"
+    );
+    let tab = engine::run(&model, !opts.invariants);
+    let t2 = Instant::now();
+    tracing::info!(
+        error_found = tab.error.is_some(),
+        iterations = tab.stats.iterations,
+        largest_bdd = tab.stats.largest_bdd,
+        peak_live_nodes = tab.stats.peak_live_nodes,
+        elapsed_ms = (t2 - t1).as_secs_f64() * 1e3,
+        "reachability done"
+    );
+    let verdict = if tab.error.is_some() {
+        let tr = trace::extract(&model, &tab, &opts.program_name)?;
+        if opts.self_check || cfg!(debug_assertions) {
+            replay::check_trace(&model, &tr)
+                .map_err(|e| BebopError::Internal(format!("trace self-check failed: {e}")))?;
+        }
+        tracing::info!(steps = tr.steps.len(), "trace extracted");
+        Verdict::Unsafe(Box::new(tr))
+    } else {
+        Verdict::Safe
+    };
+    let t3 = Instant::now();
+    let invariants = opts.invariants.then(|| invariants(&model, &tab));
+    let stats = Stats {
+        procedures: model.procs.len(),
+        statements: model.n_stmts(),
+        cfg_nodes: model.nodes.len(),
+        cfg_edges: model.edges.len(),
+        bdd_vars: model.vars.num_vars(),
+        largest_bdd: tab.stats.largest_bdd,
+        peak_live_nodes: tab.stats.peak_live_nodes,
+        final_live_nodes: tab.stats.final_live_nodes,
+        iterations: tab.stats.iterations,
+        lower_time: t1 - t0,
+        reach_time: t2 - t1,
+        trace_time: t3 - t2,
+        total_time: t0.elapsed(),
+    };
+    Ok(Outcome {
+        verdict,
+        stats,
+        invariants,
+    })
+}
+
+fn invariants(model: &lower::Model, tab: &engine::Tabulation) -> Vec<Invariant> {
+    let mut out = Vec::new();
+    for (pi, p) in model.procs.iter().enumerate() {
+        let pid = ids::ProcId(pi as u32);
+        let mut entry_vars = model.vars.vars(&model.vars.globals(), vars::Ver::Entry);
+        entry_vars.extend(model.vars.vars(&model.frame_slots(pid), vars::Ver::Entry));
+        for (n, (id, s)) in p.stmt_nodes.iter().zip(p.ast.stmts_preorder()) {
+            let reach = tab.pe[n.ix()].exists(&entry_vars);
+            out.push(Invariant {
+                proc: p.name.clone(),
+                stmt: id,
+                line: s.span.line,
+                col: s.span.col,
+                labels: s.labels.iter().map(|l| l.name.clone()).collect(),
+                text: bp_grammar::print_stmt_head(s),
+                formula: report::formula(model, pid, &reach),
+            });
+        }
+    }
+    out
+}
+
+/// Replays `trace` against the transition relations of `prog` under `opts.property` (see
+/// [`replay`]): `Ok` when it is a real execution ending in an error.
+pub fn check_trace(prog: &Program, opts: &Options, trace: &Trace) -> Result<(), String> {
+    on_big_stack(|| {
+        let model = lower::lower(prog, &opts.property, opts.source.as_deref())?;
+        Ok(replay::check_trace(&model, trace))
+    })
+    .map_err(|e| e.to_string())?
 }

@@ -140,7 +140,12 @@ mod tests {
     #[test]
     fn render_has_position_code_and_snippet() {
         let src = "decl x;\nvoid main() begin y := T; end";
-        let d = Diagnostic::error("undeclared-var", "undeclared variable", span_at(src, 26, 27), src);
+        let d = Diagnostic::error(
+            "undeclared-var",
+            "undeclared variable",
+            span_at(src, 26, 27),
+            src,
+        );
         assert_eq!(
             d.render("a.bp"),
             "a.bp:2:19: error[undeclared-var]: undeclared variable: `y`"

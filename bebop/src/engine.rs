@@ -1,0 +1,508 @@
+//! The tabulation: interprocedural reachability with path edges and summaries, after
+//! Reps, Horwitz & Sagiv ("Precise interprocedural dataflow analysis via graph reachability",
+//! POPL 1995) as adapted to Boolean programs by Ball & Rajamani (Bebop, SPIN 2000, §3;
+//! `bp-language.md` §3.1).
+//!
+//! `PE(v)(e, c)` holds when the node `v` is reachable with current valuation `c` along a
+//! same-level path from the entry of its procedure entered with context `e` (the globals and
+//! parameters at entry, version [`Ver::Entry`]; `main` needs no context unless it is called).
+//! The path edges of a procedure's exit node, with the frame projected away, are its summary
+//! `S_Q(e, globals', returns')`. Operations (the paper's names):
+//!
+//! - *Join* (intraprocedural step): `∃ cur.mod. PE ∧ T` then `next.mod → cur.mod`.
+//! - *CallEntry*: the callee's entry states from the caller's states at a call node:
+//!   globals as they are, parameters from the actuals, locals arbitrary, `enforce` assumed; the
+//!   context is copied into the entry version (*SelfLoop*).
+//! - *Lift/Join at return*: `∃ next. M_c ∧ S_Q[entry → next]` where `M_c` is the caller's call
+//!   node relation with the callee context in version `Next`; then the returned values are
+//!   assigned to the targets and the caller's `enforce` is assumed.
+//!
+//! The worklist is a priority queue: callees before callers (post-order of the call graph from
+//! `main`), and inside a procedure reverse post-order of its CFG, so that a node's new states
+//! accumulate while its predecessors and the procedures it calls are still busy, and a node is
+//! processed with one large delta instead of many small ones. Only new states are propagated
+//! (semi-naive evaluation): a call node's new states meet the whole summary of the callee, a new
+//! summary part meets the whole call relation of every call site that called with one of its
+//! contexts. Every state is stamped with the iteration that found it (its *layer*; the initial
+//! states have stamp 0); a state of stamp `k` is derived from states of stamps `< k`, which is
+//! what the backward trace search relies on.
+
+use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
+use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, Transfer};
+use crate::vars::{Slot, Ver};
+use biodivine_lib_bdd::{Bdd, op_function};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::rc::Rc;
+use std::time::Instant;
+
+/// Counters of one run of the engine.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineStats {
+    /// Worklist iterations: (node, new states) pairs processed.
+    pub iterations: u64,
+    /// The largest BDD stored (nodes).
+    pub largest_bdd: usize,
+    /// The largest sum of the sizes of all stored path-edge and summary BDDs (nodes).
+    pub peak_live_nodes: usize,
+    /// That sum when the engine stopped.
+    pub final_live_nodes: usize,
+}
+
+/// The result of the tabulation.
+pub struct Tabulation {
+    /// All path edges per node.
+    pub pe: Vec<Rc<Bdd>>,
+    /// The path edges per node, split by the iteration in which they were found (increasing
+    /// stamps, disjoint sets). Shared with `pe` when a node has one layer.
+    pub layers: Vec<Vec<(Stamp, Rc<Bdd>)>>,
+    /// The first error found: the node and the stamp of the erroneous states.
+    pub error: Option<(NodeId, Stamp)>,
+    /// Whether the fixpoint was reached (false when stopped at the first error).
+    pub complete: bool,
+    /// Counters.
+    pub stats: EngineStats,
+}
+
+impl Tabulation {
+    /// The layer of `node` with stamp `s`.
+    pub fn layer(&self, node: NodeId, s: Stamp) -> Option<&Bdd> {
+        let ls = &self.layers[node.ix()];
+        ls.binary_search_by_key(&s, |(k, _)| *k)
+            .ok()
+            .map(|i| &*ls[i].1)
+    }
+}
+
+/// The engine's operations on one model (shared with trace extraction).
+pub struct Ops<'m, 'p> {
+    /// The model.
+    pub m: &'m Model<'p>,
+    /// Return slots (all of them).
+    ret_slots: Vec<Slot>,
+    /// Global slots.
+    globals: Vec<Slot>,
+    /// Per procedure: `⋀ entry ↔ cur` over its context (globals and parameters).
+    ctx_identity: Vec<Bdd>,
+    /// Per procedure: the BDD variables quantified by CallEntry when it calls (its entry copies
+    /// of the globals and frame, and its current frame).
+    caller_quant: Vec<Vec<biodivine_lib_bdd::BddVariable>>,
+    /// Per procedure: its current frame variables.
+    frame_cur: Vec<Vec<biodivine_lib_bdd::BddVariable>>,
+    /// Per procedure: the variables of the callee context in version `Next`.
+    ctx_next: Vec<Vec<biodivine_lib_bdd::BddVariable>>,
+    /// The current globals and return slots (an exit node's non-context variables).
+    exit_cur: Vec<biodivine_lib_bdd::BddVariable>,
+}
+
+impl<'m, 'p> Ops<'m, 'p> {
+    /// Operations over `m`.
+    pub fn new(m: &'m Model<'p>) -> Self {
+        let vm = &m.vars;
+        let globals = vm.globals();
+        let pids = (0..m.procs.len() as u32).map(ProcId);
+        // Identities depend only on the number of parameters.
+        let mut by_params: BTreeMap<u32, Bdd> = BTreeMap::new();
+        let ctx_identity = pids
+            .clone()
+            .map(|p| {
+                by_params
+                    .entry(m.proc(p).n_params)
+                    .or_insert_with(|| vm.identity(&m.ctx_slots(p), Ver::Entry, Ver::Cur))
+                    .clone()
+            })
+            .collect();
+        let caller_quant = pids
+            .clone()
+            .map(|p| {
+                let frame = m.frame_slots(p);
+                let mut q = vm.vars(&globals, Ver::Entry);
+                q.extend(vm.vars(&frame, Ver::Entry));
+                q.extend(vm.vars(&frame, Ver::Cur));
+                q
+            })
+            .collect();
+        let frame_cur = pids
+            .clone()
+            .map(|p| vm.vars(&m.frame_slots(p), Ver::Cur))
+            .collect();
+        let ctx_next = pids.map(|p| vm.vars(&m.ctx_slots(p), Ver::Next)).collect();
+        let mut exit_cur = vm.vars(&globals, Ver::Cur);
+        exit_cur.extend(vm.vars(&m.ret_slots(), Ver::Cur));
+        Ops {
+            m,
+            ret_slots: m.ret_slots(),
+            globals,
+            ctx_identity,
+            caller_quant,
+            frame_cur,
+            ctx_next,
+            exit_cur,
+        }
+    }
+
+    /// The initial path edges of `main`.
+    pub fn init(&self) -> Bdd {
+        let main = self.m.main;
+        let pi = self.m.proc(main);
+        let mut init = pi.enforce.clone();
+        if pi.tracks_entry {
+            init = init.and(&self.ctx_identity[main.ix()]);
+        }
+        init
+    }
+
+    /// Join with an intraprocedural transfer.
+    pub fn image(&self, p: ProcId, t: &Transfer, d: &Bdd) -> Bdd {
+        let vm = &self.m.vars;
+        if t.modified.is_empty() {
+            return if t.rel.is_true() {
+                d.clone()
+            } else {
+                d.and(&t.rel)
+            };
+        }
+        let q = vm.vars(&t.modified, Ver::Cur);
+        let r = Bdd::binary_op_with_exists(d, &t.rel, op_function::and, &q);
+        let r = vm.rename(&r, &t.modified, Ver::Next, Ver::Cur);
+        if t.enforce {
+            r.and(&self.m.proc(p).enforce)
+        } else {
+            r
+        }
+    }
+
+    /// The caller's states at a call node with the callee's context in version `Next`
+    /// (globals renamed `Cur → Next`, parameters from the actuals).
+    pub fn call_rel(&self, c: &CallEdge, d: &Bdd) -> Bdd {
+        let x = d.and(&c.arg_rel);
+        self.m.vars.rename(&x, &self.globals, Ver::Cur, Ver::Next)
+    }
+
+    /// The callee contexts (over version `Next` of its globals and parameters) of a call
+    /// relation.
+    pub fn call_contexts(&self, caller: ProcId, m: &Bdd) -> Bdd {
+        m.exists(&self.caller_quant[caller.ix()])
+    }
+
+    /// The contexts (over version `Next`) of a summary part (in its `Next` form).
+    pub fn summary_contexts(&self, s_next: &Bdd) -> Bdd {
+        s_next.exists(&self.exit_cur)
+    }
+
+    /// CallEntry + SelfLoop: the callee's entry path edges from its calling contexts.
+    pub fn call_entry(&self, c: &CallEdge, ctxs: &Bdd) -> Bdd {
+        let vm = &self.m.vars;
+        let ctx = self.m.ctx_slots(c.callee);
+        let x = vm.rename(ctxs, &ctx, Ver::Next, Ver::Cur);
+        let qi = self.m.proc(c.callee);
+        let x = x.and(&self.ctx_identity[c.callee.ix()]);
+        if qi.has_enforce {
+            x.and(&qi.enforce)
+        } else {
+            x
+        }
+    }
+
+    /// A summary with the context renamed `Entry → Next`.
+    pub fn summary_next(&self, callee: ProcId, s: &Bdd) -> Bdd {
+        let ctx = self.m.ctx_slots(callee);
+        self.m.vars.rename(s, &ctx, Ver::Entry, Ver::Next)
+    }
+
+    /// Join at a return point: call relation `m` with summary `s_next`, then the assignment of
+    /// the returned values and the caller's `enforce`.
+    pub fn return_join(&self, caller: ProcId, c: &CallEdge, m: &Bdd, s_next: &Bdd) -> Bdd {
+        if m.is_false() || s_next.is_false() {
+            return self.m.vars.ff();
+        }
+        let vm = &self.m.vars;
+        let r1 =
+            Bdd::binary_op_with_exists(m, s_next, op_function::and, &self.ctx_next[c.callee.ix()]);
+        let pi = self.m.proc(caller);
+        let with_enforce = |r: Bdd| {
+            if pi.has_enforce {
+                r.and(&pi.enforce)
+            } else {
+                r
+            }
+        };
+        if c.targets.iter().all(Option::is_none) {
+            // No value is assigned: only forget the return slots, if the callee has any.
+            return with_enforce(if self.m.proc(c.callee).ast.ret.arity() == 0 {
+                r1
+            } else {
+                r1.exists(&vm.vars(&self.ret_slots, Ver::Cur))
+            });
+        }
+        let mut assign = vm.tt();
+        let mut targets = Vec::new();
+        for (j, t) in c.targets.iter().enumerate() {
+            if let Some(x) = t {
+                assign = assign.and(&vm.lit(*x, Ver::Next, true).iff(&vm.lit(
+                    Slot::Ret(j as u32),
+                    Ver::Cur,
+                    true,
+                )));
+                targets.push(*x);
+            }
+        }
+        let mut q2 = vm.vars(&targets, Ver::Cur);
+        q2.extend(vm.vars(&self.ret_slots, Ver::Cur));
+        let r2 = Bdd::binary_op_with_exists(&r1, &assign, op_function::and, &q2);
+        with_enforce(vm.rename(&r2, &targets, Ver::Next, Ver::Cur))
+    }
+
+    /// Into the exit node: set the return slots, forget the frame.
+    pub fn exit_image(&self, callee: ProcId, rel: Option<&Bdd>, d: &Bdd) -> Bdd {
+        let q = &self.frame_cur[callee.ix()];
+        match rel {
+            Some(r) => Bdd::binary_op_with_exists(d, r, op_function::and, q),
+            None => d.exists(q),
+        }
+    }
+}
+
+/// Worklist priorities: callees first, then reverse post-order inside a procedure.
+fn priorities(m: &Model) -> Vec<u64> {
+    // Post-order of the call graph from main (iterative DFS); unreachable procedures last.
+    let np = m.procs.len();
+    let mut callees: Vec<Vec<ProcId>> = vec![Vec::new(); np];
+    for e in &m.edges {
+        if let EdgeKind::Call(c) = &e.kind {
+            let caller = m.node(e.from).proc;
+            if !callees[caller.ix()].contains(&c.callee) {
+                callees[caller.ix()].push(c.callee);
+            }
+        }
+    }
+    let mut rank = vec![u32::MAX; np];
+    let mut next_rank = 0u32;
+    let mut seen = vec![false; np];
+    let mut stack: Vec<(ProcId, usize)> = vec![(m.main, 0)];
+    seen[m.main.ix()] = true;
+    while let Some((p, i)) = stack.pop() {
+        if let Some(&q) = callees[p.ix()].get(i) {
+            stack.push((p, i + 1));
+            if !seen[q.ix()] {
+                seen[q.ix()] = true;
+                stack.push((q, 0));
+            }
+        } else {
+            rank[p.ix()] = next_rank;
+            next_rank += 1;
+        }
+    }
+    // Reverse post-order of each procedure's CFG from its entry.
+    let n = m.nodes.len();
+    let mut order = vec![u32::MAX; n];
+    for p in &m.procs {
+        let mut post: Vec<NodeId> = Vec::new();
+        let mut seen_n = std::collections::HashSet::new();
+        let mut stack: Vec<(NodeId, usize)> = vec![(p.entry, 0)];
+        seen_n.insert(p.entry);
+        while let Some((v, i)) = stack.pop() {
+            if let Some(&e) = m.node(v).out.get(i) {
+                stack.push((v, i + 1));
+                let w = m.edge(e).to;
+                if m.node(w).proc == m.node(v).proc && seen_n.insert(w) {
+                    stack.push((w, 0));
+                }
+            } else {
+                post.push(v);
+            }
+        }
+        let len = post.len() as u32;
+        for (i, v) in post.iter().enumerate() {
+            order[v.ix()] = len - 1 - i as u32;
+        }
+    }
+    (0..n)
+        .map(|v| {
+            let p = m.nodes[v].proc;
+            (u64::from(rank[p.ix()]) << 32) | u64::from(order[v])
+        })
+        .collect()
+}
+
+/// Runs the tabulation. With `stop_at_error`, stops as soon as an error state is found.
+pub fn run(m: &Model, stop_at_error: bool) -> Tabulation {
+    let ops = Ops::new(m);
+    let n = m.nodes.len();
+    let mut t = Tabulation {
+        // One shared `false` until a node is reached.
+        pe: std::iter::repeat_n(Rc::new(m.vars.ff()), n).collect(),
+        layers: vec![Vec::new(); n],
+        error: None,
+        complete: false,
+        stats: EngineStats::default(),
+    };
+    let started = Instant::now();
+    let prio = priorities(m);
+    // Call relations (per call node) and renamed summaries (per procedure).
+    let mut m_total: Vec<Option<Bdd>> = vec![None; n];
+    // Callee contexts ever produced at each call node (over version `Next`).
+    let mut call_ctx: Vec<Option<Bdd>> = vec![None; n];
+    let mut s_next: Vec<Bdd> = vec![m.vars.ff(); m.procs.len()];
+    // New states of each node not yet propagated.
+    let mut delta: Vec<Option<Rc<Bdd>>> = vec![None; n];
+    let mut queue: BinaryHeap<Reverse<(u64, NodeId)>> = BinaryHeap::new();
+    let mut live: usize = 0;
+
+    let entry = m.proc(m.main).entry;
+    let init = ops.init();
+    if !init.is_false() {
+        live += init.size();
+        let init = Rc::new(init);
+        t.pe[entry.ix()] = Rc::clone(&init);
+        t.layers[entry.ix()].push((Stamp(0), Rc::clone(&init)));
+        delta[entry.ix()] = Some(init);
+        queue.push(Reverse((prio[entry.ix()], entry)));
+        check_error(m, &mut t, entry, Stamp(0));
+    }
+
+    let mut stamp = Stamp(0);
+    while let Some(Reverse((_, v))) = queue.pop() {
+        if stop_at_error && t.error.is_some() {
+            break;
+        }
+        let Some(d) = delta[v.ix()].take() else {
+            continue;
+        };
+        t.stats.iterations += 1;
+        stamp = Stamp(stamp.0 + 1);
+        let node = m.node(v);
+        let p = node.proc;
+        let mut out: Vec<(NodeId, Bdd)> = Vec::new();
+        for &eid in &node.out {
+            let e = m.edge(eid);
+            match &e.kind {
+                EdgeKind::Transfer(tr) => out.push((e.to, ops.image(p, tr, &d))),
+                EdgeKind::Return(rel) => out.push((e.to, ops.exit_image(p, rel.as_ref(), &d))),
+                EdgeKind::Call(c) => {
+                    let md = ops.call_rel(c, &d);
+                    let cd = ops.call_contexts(p, &md);
+                    out.push((m.proc(c.callee).entry, ops.call_entry(c, &cd)));
+                    out.push((e.to, ops.return_join(p, c, &md, &s_next[c.callee.ix()])));
+                    let tot = match m_total[v.ix()].take() {
+                        Some(x) => {
+                            live -= x.size();
+                            x.or(&md)
+                        }
+                        None => md,
+                    };
+                    live += tot.size();
+                    t.stats.largest_bdd = t.stats.largest_bdd.max(tot.size());
+                    m_total[v.ix()] = Some(tot);
+                    if m.proc(c.callee).call_sites.len() > 1 {
+                        call_ctx[v.ix()] = Some(match call_ctx[v.ix()].take() {
+                            Some(x) => x.or(&cd),
+                            None => cd,
+                        });
+                    }
+                }
+            }
+        }
+        if let NodeKind::Exit = node.kind {
+            let sd = ops.summary_next(p, &d);
+            let sites = &m.proc(p).call_sites;
+            // With one call site, every context came from it.
+            let sc = (sites.len() > 1).then(|| ops.summary_contexts(&sd));
+            for &cs in sites {
+                let ce = m.edge(cs);
+                let EdgeKind::Call(c) = &ce.kind else {
+                    continue;
+                };
+                // Only call sites that called with one of the new summary's contexts.
+                let relevant = match &sc {
+                    None => m_total[ce.from.ix()].is_some(),
+                    Some(sc) => call_ctx[ce.from.ix()]
+                        .as_ref()
+                        .is_some_and(|cc| intersects(cc, sc)),
+                };
+                if let (true, Some(mt)) = (relevant, &m_total[ce.from.ix()]) {
+                    let caller = m.node(ce.from).proc;
+                    out.push((ce.to, ops.return_join(caller, c, mt, &sd)));
+                }
+            }
+            let s = &mut s_next[p.ix()];
+            live -= s.size();
+            *s = s.or(&sd);
+            live += s.size();
+        }
+        // New states.
+        for (w, img) in out {
+            if img.is_false() {
+                continue;
+            }
+            let pe = &t.pe[w.ix()];
+            let (new, all) = if pe.is_false() {
+                let img = Rc::new(img);
+                (Rc::clone(&img), img)
+            } else {
+                let new = img.and_not(pe);
+                if new.is_false() {
+                    continue;
+                }
+                let all = Rc::new(pe.or(&new));
+                (Rc::new(new), all)
+            };
+            live = live + all.size() - pe.size();
+            t.stats.largest_bdd = t.stats.largest_bdd.max(all.size());
+            t.pe[w.ix()] = all;
+            let layers = &mut t.layers[w.ix()];
+            match layers.last_mut() {
+                Some((s, b)) if *s == stamp => *b = Rc::new(b.or(&new)),
+                _ => layers.push((stamp, Rc::clone(&new))),
+            }
+            delta[w.ix()] = Some(match delta[w.ix()].take() {
+                Some(x) => Rc::new(x.or(&new)),
+                None => {
+                    queue.push(Reverse((prio[w.ix()], w)));
+                    new
+                }
+            });
+            check_error(m, &mut t, w, stamp);
+        }
+        t.stats.peak_live_nodes = t.stats.peak_live_nodes.max(live);
+        if t.stats.iterations.is_multiple_of(4096) {
+            tracing::debug!(
+                iterations = t.stats.iterations,
+                queue = queue.len(),
+                live,
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "tabulation progress"
+            );
+        }
+    }
+    t.complete = queue.is_empty();
+    t.stats.final_live_nodes = live;
+    t.stats.peak_live_nodes = t.stats.peak_live_nodes.max(live);
+    tracing::debug!(iterations = t.stats.iterations, "tabulation done");
+    t
+}
+
+/// Whether two BDDs have a common satisfying valuation (without building the conjunction).
+fn intersects(a: &Bdd, b: &Bdd) -> bool {
+    Bdd::check_binary_op(usize::MAX, a, b, op_function::and).is_none_or(|(non_empty, _)| non_empty)
+}
+
+fn check_error(m: &Model, t: &mut Tabulation, w: NodeId, s: Stamp) {
+    if t.error.is_some() {
+        return;
+    }
+    if let Some(tg) = &m.node(w).target {
+        let d = &t.layers[w.ix()].last().expect("just pushed").1;
+        if intersects(d, &tg.bad) {
+            t.error = Some((w, s));
+        }
+    }
+}
+
+/// The call edge leaving a call node, if it is one.
+pub fn call_edge_of<'a>(m: &'a Model, v: NodeId) -> Option<(EdgeId, &'a CallEdge)> {
+    m.node(v).out.iter().find_map(|&e| match &m.edge(e).kind {
+        EdgeKind::Call(c) => Some((e, c)),
+        _ => None,
+    })
+}

@@ -1,0 +1,348 @@
+//! Text output for people: traces, statistics and invariants.
+
+use crate::lower::Model;
+use crate::vars::{VarInfo, Ver};
+use crate::{Invariant, Stats};
+use biodivine_lib_bdd::{Bdd, BddVariable};
+use bp_grammar::trace::{Step, StepKind, Target, Trace, Valuation};
+use bp_grammar::{Program, Stmt, StmtKind};
+use std::fmt::Write as _;
+
+fn tf(b: bool) -> &'static str {
+    if b { "T" } else { "F" }
+}
+
+/// A short head for a statement when the canonical printer gives nothing.
+fn fallback_head(s: &Stmt) -> String {
+    match &s.kind {
+        StmtKind::Skip => "skip;".into(),
+        StmtKind::Print(_) => "print(...);".into(),
+        StmtKind::Goto(ls) => format!(
+            "goto {};",
+            ls.iter()
+                .map(|l| l.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        StmtKind::Return(es) if es.is_empty() => "return;".into(),
+        StmtKind::Return(_) => "return ...;".into(),
+        StmtKind::Assign { lhs, .. } => format!(
+            "{} := ...;",
+            lhs.iter()
+                .map(|l| match l {
+                    bp_grammar::Lhs::Var(v) => v.name.as_str(),
+                    bp_grammar::Lhs::Discard(_) => "_",
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        StmtKind::Call { callee, .. } => format!("{}(...);", callee.name),
+        StmtKind::If { .. } => "if ... then".into(),
+        StmtKind::While { .. } => "while ... do".into(),
+        StmtKind::Assert(_) => "assert(...);".into(),
+        StmtKind::Assume(_) => "assume(...);".into(),
+        StmtKind::Dead(vs) => format!(
+            "dead {};",
+            vs.iter()
+                .map(|v| v.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn stmt_of<'p>(prog: &'p Program, step: &Step) -> Option<&'p Stmt> {
+    let p = prog.proc(&step.proc)?;
+    let id = step.stmt?;
+    p.stmts_preorder().get(id.0 as usize).map(|(_, s)| *s)
+}
+
+fn changes(before: &Valuation, after: &Valuation) -> String {
+    let v: Vec<String> = after
+        .iter()
+        .filter(|(k, b)| before.get(*k) != Some(*b))
+        .map(|(k, b)| match before.get(k) {
+            Some(old) => format!("{k}: {} -> {}", tf(*old), tf(*b)),
+            None => format!("{k}={}", tf(*b)),
+        })
+        .collect();
+    v.join(", ")
+}
+
+fn all_values(v: &Valuation, only: Option<&[String]>) -> String {
+    v.iter()
+        .filter(|(k, _)| only.is_none_or(|o| o.contains(k)))
+        .map(|(k, b)| format!("{k}={}", tf(*b)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn taken_text(s: Option<&Stmt>, taken: u32) -> String {
+    match s.map(|s| &s.kind) {
+        Some(StmtKind::If { arms, .. }) => {
+            if taken == 0 {
+                "then".into()
+            } else if (taken as usize) < arms.len() {
+                format!("elsif #{taken}")
+            } else {
+                "else".into()
+            }
+        }
+        Some(StmtKind::While { .. }) => {
+            if taken == 1 {
+                "enter loop".into()
+            } else {
+                "leave loop".into()
+            }
+        }
+        Some(StmtKind::Goto(ls)) => match ls.get(taken as usize) {
+            Some(l) => format!("-> {}", l.name),
+            None => format!("target #{taken}"),
+        },
+        _ => format!("taken {taken}"),
+    }
+}
+
+/// Renders a trace, one line per step, indented by depth.
+pub fn render_trace(prog: &Program, tr: &Trace) -> String {
+    let mut out = String::new();
+    let what = match &tr.target {
+        Target::Assert { proc, .. } => format!("an assertion in `{proc}` fails"),
+        Target::Label { label, proc, .. } => format!("label `{label}` in `{proc}` is reached"),
+    };
+    let _ = writeln!(out, "Error: {what}.");
+    let _ = writeln!(out, "Trace ({} steps):", tr.steps.len());
+    if let Some(first) = tr.steps.first() {
+        let _ = writeln!(out, "  initial: {}", all_values(&first.before, None));
+    }
+    // Caller states at active calls, to show what a return changed.
+    let mut calls: Vec<&Valuation> = Vec::new();
+    for st in &tr.steps {
+        let ast = stmt_of(prog, st);
+        let indent = "  ".repeat(st.depth as usize + 1);
+        let labels: String = st.labels.iter().map(|l| format!("{l}: ")).collect();
+        let text = if !st.text.is_empty() {
+            st.text.clone()
+        } else {
+            ast.map(fallback_head).unwrap_or_else(|| "end".into())
+        };
+        let mut line = format!(
+            "{indent}[{}] {}:{}  {labels}{text}",
+            st.proc, st.line, st.col
+        );
+        let detail = match st.kind {
+            StepKind::Stmt => {
+                let mut d = String::new();
+                if let Some(t) = st.taken {
+                    d.push_str(&format!("({})", taken_text(ast, t)));
+                }
+                let c = changes(&st.before, &st.after);
+                if !c.is_empty() {
+                    if !d.is_empty() {
+                        d.push_str("  ");
+                    }
+                    d.push_str(&c);
+                }
+                d
+            }
+            StepKind::Call => {
+                calls.push(&st.before);
+                let callee = match ast.map(|s| &s.kind) {
+                    Some(StmtKind::Call { callee, .. }) => callee.name.clone(),
+                    _ => "?".into(),
+                };
+                let frame: Vec<String> = prog
+                    .proc(&callee)
+                    .map(|q| q.frame_vars().map(|v| v.name.clone()).collect())
+                    .unwrap_or_default();
+                let vals = all_values(&st.after, Some(&frame));
+                if vals.is_empty() {
+                    format!("CALL {callee}")
+                } else {
+                    format!("CALL {callee}: {vals}")
+                }
+            }
+            StepKind::Return => {
+                let at_call = calls.pop();
+                let c = at_call.map(|b| changes(b, &st.after)).unwrap_or_default();
+                if c.is_empty() {
+                    "RETURN".to_string()
+                } else {
+                    format!("RETURN: {c}")
+                }
+            }
+            StepKind::Error => match &tr.target {
+                Target::Assert { .. } => "ASSERTION FAILS".into(),
+                Target::Label { label, .. } => format!("REACHED {label}"),
+            },
+        };
+        if !detail.is_empty() {
+            line.push_str("   ");
+            line.push_str(&detail);
+        }
+        if !st.annotations.is_empty() {
+            let a: Vec<String> = st
+                .annotations
+                .0
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            line.push_str(&format!("   @ {}", a.join(" ")));
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
+/// Renders the statistics.
+pub fn render_stats(s: &Stats) -> String {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    let mut out = String::new();
+    let _ = writeln!(out, "Statistics:");
+    let _ = writeln!(out, "  procedures:           {}", s.procedures);
+    let _ = writeln!(out, "  statements:           {}", s.statements);
+    let _ = writeln!(
+        out,
+        "  CFG nodes / edges:    {} / {}",
+        s.cfg_nodes, s.cfg_edges
+    );
+    let _ = writeln!(out, "  BDD variables:        {}", s.bdd_vars);
+    let _ = writeln!(out, "  largest BDD (nodes):  {}", s.largest_bdd);
+    let _ = writeln!(out, "  peak live BDD nodes:  {}", s.peak_live_nodes);
+    let _ = writeln!(out, "  final live BDD nodes: {}", s.final_live_nodes);
+    let _ = writeln!(out, "  worklist iterations:  {}", s.iterations);
+    let _ = writeln!(
+        out,
+        "  time:                 {:.3} ms (lowering {:.3} ms, reachability {:.3} ms, trace {:.3} ms)",
+        ms(s.total_time),
+        ms(s.lower_time),
+        ms(s.reach_time),
+        ms(s.trace_time)
+    );
+    out
+}
+
+/// Renders the invariants.
+pub fn render_invariants(invs: &[Invariant]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Invariants (reachable valuations before each statement):"
+    );
+    for i in invs {
+        let labels: String = i.labels.iter().map(|l| format!("{l}: ")).collect();
+        let _ = writeln!(
+            out,
+            "  [{}] {}:{}  {labels}{}   {}",
+            i.proc, i.line, i.col, i.text, i.formula
+        );
+    }
+    out
+}
+
+/// The most cubes printed in one formula.
+const MAX_CUBES: usize = 256;
+
+/// Cubes (paths to `true`) of a BDD that are minimised when there are at most this many.
+const MINIMISE_CUBES: f64 = 64.0;
+
+/// The number of paths to `true` (saturating, as a float).
+fn path_count(b: &Bdd) -> f64 {
+    let mut count = vec![0f64; b.size()];
+    for p in b.pointers() {
+        count[p.to_index()] = if p.is_zero() {
+            0.0
+        } else if p.is_one() {
+            1.0
+        } else {
+            count[b.low_link_of(p).to_index()] + count[b.high_link_of(p).to_index()]
+        };
+    }
+    count.last().copied().unwrap_or(0.0)
+}
+
+/// The first `limit` paths to `true`, as lists of literals (depth-first, `false` branch first).
+fn first_paths(b: &Bdd, limit: usize) -> Vec<Vec<(BddVariable, bool)>> {
+    let mut out = Vec::new();
+    let mut path = Vec::new();
+    // (node, next child to visit: 0 = low, 1 = high, 2 = done)
+    let mut stack = vec![(b.root_pointer(), 0u8)];
+    while let Some((p, state)) = stack.pop() {
+        if out.len() >= limit {
+            break;
+        }
+        if p.is_one() {
+            out.push(path.clone());
+            continue;
+        }
+        if p.is_zero() {
+            continue;
+        }
+        match state {
+            0 => {
+                stack.push((p, 1));
+                path.push((b.var_of(p), false));
+                stack.push((b.low_link_of(p), 0));
+            }
+            1 => {
+                path.pop();
+                stack.push((p, 2));
+                path.push((b.var_of(p), true));
+                stack.push((b.high_link_of(p), 0));
+            }
+            _ => {
+                path.pop();
+            }
+        }
+    }
+    out
+}
+
+/// A formula over the variable names of procedure `p` for a BDD over [`Ver::Cur`]: `T`, `F`,
+/// or a disjunction of cubes (minimised when small, cut after 256 cubes).
+pub fn formula(m: &Model, p: crate::ids::ProcId, b: &Bdd) -> String {
+    if b.is_true() {
+        return "T".into();
+    }
+    if b.is_false() {
+        return "F".into();
+    }
+    let total = path_count(b);
+    let cubes: Vec<Vec<(BddVariable, bool)>> = if total <= MINIMISE_CUBES {
+        b.to_optimized_dnf().iter().map(|c| c.to_values()).collect()
+    } else {
+        first_paths(b, MAX_CUBES)
+    };
+    let n = cubes.len();
+    let name = |v: BddVariable| match m.vars.describe(v) {
+        VarInfo::Slot(s, Ver::Cur) => m.slot_name(p, s),
+        VarInfo::Slot(s, ver) => format!("{}@{ver:?}", m.slot_name(p, s)),
+        VarInfo::Temp(j) => format!("<tmp{j}>"),
+    };
+    let mut parts: Vec<String> = cubes
+        .iter()
+        .map(|c| {
+            let lits: Vec<String> = c
+                .iter()
+                .map(|(v, val)| {
+                    if *val {
+                        name(*v)
+                    } else {
+                        format!("!{}", name(*v))
+                    }
+                })
+                .collect();
+            if lits.is_empty() {
+                "T".to_string()
+            } else if lits.len() == 1 || n == 1 {
+                lits.join(" & ")
+            } else {
+                format!("({})", lits.join(" & "))
+            }
+        })
+        .collect();
+    if total > n as f64 {
+        parts.push(format!("... ({:.0} more cubes)", total - n as f64));
+    }
+    parts.join(" | ")
+}

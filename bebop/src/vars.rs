@@ -1,0 +1,308 @@
+//! The BDD variable layout: one [`BddVariableSet`] for the whole program.
+//!
+//! Every program variable lives in a *slot*: a global, a return-value slot, or a frame slot
+//! shared by all procedures (the parameters and locals of a procedure occupy frame slots
+//! `0..k`, parameters first, so procedures of any frame size reuse the same BDD variables, as
+//! Ball & Rajamani suggest for Bebop, SPIN 2000). Each slot has three *versions*, adjacent in the
+//! variable order:
+//!
+//! - [`Ver::Entry`]: the value at the entry of the current procedure (path edges' source),
+//! - [`Ver::Next`]: an intermediate copy (post-state of a transfer, callee entry at a call),
+//! - [`Ver::Cur`]: the current value (path edges' target).
+//!
+//! The order inside a slot is `Entry < Next < Cur`, globals first, then return slots, then the
+//! frame, then a few *temporaries* (one per `*`/`schoose` occurrence of the busiest statement,
+//! always quantified away when a statement's relation is built). With this order the renamings
+//! the engine needs are order-preserving (biodivine-lib-bdd's `rename_variables` requires it):
+//! `Next → Cur` while `Entry` is present, `Entry → Next` while `Cur` is present, `Cur → Next`
+//! while `Entry` is present. No other module does index arithmetic on BDD variables.
+
+use crate::BebopError;
+use biodivine_lib_bdd::{Bdd, BddPartialValuation, BddValuation, BddVariable, BddVariableSet};
+
+/// Where a program variable lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Slot {
+    /// The i-th global variable (declaration order).
+    Global(u32),
+    /// The i-th return value of the procedure that is returning.
+    Ret(u32),
+    /// The i-th frame variable of the active procedure (parameters, then locals).
+    Frame(u32),
+}
+
+/// Which copy of a slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Ver {
+    /// The value at the entry of the procedure.
+    Entry,
+    /// The intermediate copy (next state, or callee entry at a call).
+    Next,
+    /// The current value.
+    Cur,
+}
+
+impl Ver {
+    fn offset(self) -> usize {
+        match self {
+            Ver::Entry => 0,
+            Ver::Next => 1,
+            Ver::Cur => 2,
+        }
+    }
+}
+
+/// The one variable set of a program and its layout.
+pub struct VarMap {
+    set: BddVariableSet,
+    n_globals: u32,
+    n_ret: u32,
+    n_frame: u32,
+    n_temps: u32,
+}
+
+/// What a BDD variable stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarInfo {
+    /// A version of a slot.
+    Slot(Slot, Ver),
+    /// A temporary (a `*` occurrence).
+    Temp(u32),
+}
+
+impl VarMap {
+    /// A layout for `n_globals` globals, `n_ret` return slots, `n_frame` frame slots and
+    /// `n_temps` temporaries.
+    pub fn new(
+        n_globals: u32,
+        n_ret: u32,
+        n_frame: u32,
+        n_temps: u32,
+    ) -> Result<VarMap, BebopError> {
+        let slots = n_globals as usize + n_ret as usize + n_frame as usize;
+        let total = 3 * slots + n_temps as usize;
+        if total >= usize::from(u16::MAX) {
+            return Err(BebopError::TooManyVariables { needed: total });
+        }
+        let total16 =
+            u16::try_from(total).map_err(|_| BebopError::TooManyVariables { needed: total })?;
+        Ok(VarMap {
+            set: BddVariableSet::new_anonymous(total16),
+            n_globals,
+            n_ret,
+            n_frame,
+            n_temps,
+        })
+    }
+
+    fn slot_index(&self, slot: Slot) -> usize {
+        match slot {
+            Slot::Global(i) => {
+                debug_assert!(i < self.n_globals);
+                i as usize
+            }
+            Slot::Ret(i) => {
+                debug_assert!(i < self.n_ret);
+                (self.n_globals + i) as usize
+            }
+            Slot::Frame(i) => {
+                debug_assert!(i < self.n_frame);
+                (self.n_globals + self.n_ret + i) as usize
+            }
+        }
+    }
+
+    /// The BDD variable of a version of a slot.
+    pub fn var(&self, slot: Slot, ver: Ver) -> BddVariable {
+        BddVariable::from_index(3 * self.slot_index(slot) + ver.offset())
+    }
+
+    /// The j-th temporary.
+    pub fn temp(&self, j: u32) -> BddVariable {
+        debug_assert!(j < self.n_temps);
+        let slots = (self.n_globals + self.n_ret + self.n_frame) as usize;
+        BddVariable::from_index(3 * slots + j as usize)
+    }
+
+    /// The first `n` temporaries.
+    pub fn temps(&self, n: u32) -> Vec<BddVariable> {
+        (0..n).map(|j| self.temp(j)).collect()
+    }
+
+    /// How many temporaries exist.
+    pub fn n_temps(&self) -> u32 {
+        self.n_temps
+    }
+
+    /// What a BDD variable stands for.
+    pub fn describe(&self, var: BddVariable) -> VarInfo {
+        let ix = var.to_index();
+        let slots = (self.n_globals + self.n_ret + self.n_frame) as usize;
+        if ix >= 3 * slots {
+            return VarInfo::Temp((ix - 3 * slots) as u32);
+        }
+        let s = (ix / 3) as u32;
+        let ver = match ix % 3 {
+            0 => Ver::Entry,
+            1 => Ver::Next,
+            _ => Ver::Cur,
+        };
+        let slot = if s < self.n_globals {
+            Slot::Global(s)
+        } else if s < self.n_globals + self.n_ret {
+            Slot::Ret(s - self.n_globals)
+        } else {
+            Slot::Frame(s - self.n_globals - self.n_ret)
+        };
+        VarInfo::Slot(slot, ver)
+    }
+
+    /// The number of BDD variables.
+    pub fn num_vars(&self) -> usize {
+        usize::from(self.set.num_vars())
+    }
+
+    /// Every global slot.
+    pub fn globals(&self) -> Vec<Slot> {
+        (0..self.n_globals).map(Slot::Global).collect()
+    }
+
+    /// The number of globals.
+    pub fn n_globals(&self) -> u32 {
+        self.n_globals
+    }
+
+    /// The constant true.
+    pub fn tt(&self) -> Bdd {
+        self.set.mk_true()
+    }
+
+    /// The constant false.
+    pub fn ff(&self) -> Bdd {
+        self.set.mk_false()
+    }
+
+    /// A constant.
+    pub fn constant(&self, b: bool) -> Bdd {
+        if b { self.tt() } else { self.ff() }
+    }
+
+    /// The literal `slot@ver = value`.
+    pub fn lit(&self, slot: Slot, ver: Ver, value: bool) -> Bdd {
+        self.set.mk_literal(self.var(slot, ver), value)
+    }
+
+    /// The literal of a temporary.
+    pub fn temp_lit(&self, j: u32) -> Bdd {
+        self.set.mk_var(self.temp(j))
+    }
+
+    /// The BDD variables of `slots` in version `ver`.
+    pub fn vars(&self, slots: &[Slot], ver: Ver) -> Vec<BddVariable> {
+        slots.iter().map(|s| self.var(*s, ver)).collect()
+    }
+
+    /// Renames version `from` of `slots` to version `to`. The caller guarantees the renaming is
+    /// order-preserving on the support of `bdd` and that no target variable is in the support
+    /// (see the module doc).
+    ///
+    /// Implemented as one pass over the node vector (biodivine-lib-bdd's `rename_variables`
+    /// hashes every node); `Bdd::from_nodes` re-checks that the variable order still holds.
+    pub fn rename(&self, bdd: &Bdd, slots: &[Slot], from: Ver, to: Ver) -> Bdd {
+        if from == to || slots.is_empty() || bdd.size() <= 2 {
+            return bdd.clone();
+        }
+        let mut map: Vec<(BddVariable, BddVariable)> = slots
+            .iter()
+            .map(|s| (self.var(*s, from), self.var(*s, to)))
+            .collect();
+        map.sort_unstable();
+        let mut nodes = bdd.clone().to_nodes();
+        debug_assert!(
+            nodes
+                .iter()
+                .skip(2)
+                .all(|n| map.iter().all(|(_, t)| *t != n.var)),
+            "a renaming target is already in the support"
+        );
+        for n in nodes.iter_mut().skip(2) {
+            if let Ok(i) = map.binary_search_by_key(&n.var, |(a, _)| *a) {
+                n.var = map[i].1;
+            }
+        }
+        Bdd::from_nodes(&nodes).expect("renamings between adjacent copies preserve the order")
+    }
+
+    /// `⋀ (slot@a ↔ slot@b)` over `slots`.
+    pub fn identity(&self, slots: &[Slot], a: Ver, b: Ver) -> Bdd {
+        let mut sorted: Vec<Slot> = slots.to_vec();
+        sorted.sort_by_key(|s| self.slot_index(*s));
+        let mut acc = self.tt();
+        for s in sorted.iter().rev() {
+            let eq = self.lit(*s, a, true).iff(&self.lit(*s, b, true));
+            acc = eq.and(&acc);
+        }
+        acc
+    }
+
+    /// The conjunction of literals `slot@ver = value`.
+    pub fn cube<'a>(&self, vals: impl IntoIterator<Item = (&'a Slot, bool)>, ver: Ver) -> Bdd {
+        let pv = BddPartialValuation::from_values(
+            &vals
+                .into_iter()
+                .map(|(s, b)| (self.var(*s, ver), b))
+                .collect::<Vec<_>>(),
+        );
+        self.set.mk_conjunctive_clause(&pv)
+    }
+
+    /// The value of `slot@ver` in a full valuation.
+    pub fn value(&self, val: &BddValuation, slot: Slot, ver: Ver) -> bool {
+        val.value(self.var(slot, ver))
+    }
+
+    /// An all-false valuation of every variable.
+    pub fn empty_valuation(&self) -> BddValuation {
+        BddValuation::all_false(self.set.num_vars())
+    }
+
+    /// The variable set (for DNF rendering).
+    pub fn set(&self) -> &BddVariableSet {
+        &self.set
+    }
+}
+
+/// Picks one satisfying valuation deterministically: walking from the root, take the `false`
+/// branch whenever it is satisfiable (variables not on the path are `false`).
+pub fn pick(bdd: &Bdd) -> Option<BddValuation> {
+    bdd.first_valuation()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renamings_are_order_preserving() {
+        let vm = VarMap::new(2, 1, 2, 1).expect("small");
+        let g = Slot::Global(0);
+        let f = Slot::Frame(1);
+        // Entry and Cur present: Entry -> Next keeps the order.
+        let r = vm.identity(&[g, f], Ver::Entry, Ver::Cur);
+        let s = vm.rename(&r, &[g, f], Ver::Entry, Ver::Next);
+        assert_eq!(s, vm.identity(&[g, f], Ver::Next, Ver::Cur));
+        // Entry and Next present: Next -> Cur keeps the order.
+        let t = vm.rename(
+            &vm.identity(&[g], Ver::Entry, Ver::Next),
+            &[g],
+            Ver::Next,
+            Ver::Cur,
+        );
+        assert_eq!(t, vm.identity(&[g], Ver::Entry, Ver::Cur));
+        assert_eq!(
+            vm.describe(vm.var(f, Ver::Next)),
+            VarInfo::Slot(f, Ver::Next)
+        );
+        assert_eq!(vm.describe(vm.temp(0)), VarInfo::Temp(0));
+    }
+}
