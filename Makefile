@@ -11,8 +11,10 @@ build:
 demo:
 	scripts/setup.sh
 	cargo build --release -p bebop
-	-target/release/bebop examples/bebop/lock-coarse.bp
-	target/release/bebop examples/bebop/lock.bp
+	@echo "== bebop examples/bebop/lock-coarse.bp   (expected: VERIFICATION FAILED, exit code 10)"
+	@target/release/bebop examples/bebop/lock-coarse.bp; test $$? -eq 10
+	@echo "== bebop examples/bebop/lock.bp          (expected: VERIFICATION SUCCESSFUL, exit code 0)"
+	@target/release/bebop examples/bebop/lock.bp
 
 test:
 	scripts/test.sh
