@@ -1,0 +1,191 @@
+//! The C front end (issue 3 §1, first bullet): preprocess with `gcc -E`, parse with `lang-c`
+//! (GNU C11 flavour: `__attribute__`, `__extension__`, `__restrict`, …), and map byte offsets
+//! of the preprocessed text back to the user's file, line and column through the `#line`
+//! markers that `gcc -E` writes.
+//!
+//! `.i` files are already preprocessed: `gcc -E` would output nothing for them (gcc treats them
+//! as "cpp-output" and skips preprocessing), so they are read as they are, with a `# 1 "file"`
+//! marker prepended.
+
+use std::path::Path;
+use std::process::Command;
+
+use lang_c::ast::TranslationUnit;
+use lang_c::driver::{Config, Flavor, parse_preprocessed};
+
+use crate::error::{CirError, Loc};
+
+/// Front-end options.
+#[derive(Debug, Clone)]
+pub struct FrontendOptions {
+    /// The preprocessor command (default `gcc`).
+    pub cpp: String,
+    /// Extra preprocessor arguments (`-D`, `-I`, …).
+    pub cpp_args: Vec<String>,
+}
+
+impl Default for FrontendOptions {
+    fn default() -> Self {
+        FrontendOptions {
+            cpp: "gcc".into(),
+            cpp_args: Vec::new(),
+        }
+    }
+}
+
+/// A parsed translation unit with its preprocessed text and position map.
+#[derive(Debug)]
+pub struct Parsed {
+    /// The file as given.
+    pub path: String,
+    /// The preprocessed text (offsets of the AST's spans refer to it).
+    pub source: String,
+    /// The AST.
+    pub unit: TranslationUnit,
+    /// Offset to position map.
+    pub lines: LineMap,
+}
+
+/// Maps byte offsets of preprocessed text to positions in the original files.
+#[derive(Debug, Clone)]
+pub struct LineMap {
+    /// Byte offset where each preprocessed line starts.
+    starts: Vec<usize>,
+    /// For each preprocessed line: (file index, original line); `None` for marker lines.
+    origin: Vec<(u32, u32)>,
+    /// File names, in order of first appearance.
+    pub files: Vec<String>,
+}
+
+impl LineMap {
+    /// Builds the map from preprocessed text.
+    pub fn new(source: &str, default_file: &str) -> LineMap {
+        let mut files = vec![default_file.to_string()];
+        let mut starts = Vec::new();
+        let mut origin = Vec::new();
+        let (mut file, mut line) = (0u32, 1u32);
+        let mut off = 0;
+        for text in source.split_inclusive('\n') {
+            starts.push(off);
+            off += text.len();
+            origin.push((file, line));
+            if let Some((l, f)) = parse_marker(text) {
+                let idx = match files.iter().position(|x| *x == f) {
+                    Some(i) => i,
+                    None => {
+                        files.push(f);
+                        files.len() - 1
+                    }
+                };
+                file = idx as u32;
+                line = l;
+            } else {
+                line += 1;
+            }
+        }
+        LineMap {
+            starts,
+            origin,
+            files,
+        }
+    }
+
+    /// The (file index, line, column) of a byte offset.
+    pub fn position(&self, offset: usize) -> (u32, u32, u32) {
+        if self.starts.is_empty() {
+            return (0, 1, 1);
+        }
+        let i = match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let (f, l) = self.origin[i];
+        (f, l, (offset.saturating_sub(self.starts[i]) + 1) as u32)
+    }
+
+    /// The [`Loc`] of a byte offset.
+    pub fn loc(&self, offset: usize) -> Loc {
+        let (f, line, col) = self.position(offset);
+        Loc {
+            file: self.files[f as usize].clone(),
+            line,
+            col,
+        }
+    }
+}
+
+/// Parses `# 12 "file" flags` and `#line 12 "file"`.
+fn parse_marker(text: &str) -> Option<(u32, String)> {
+    let t = text.trim_start();
+    let rest = t.strip_prefix('#')?.trim_start();
+    let rest = rest.strip_prefix("line").unwrap_or(rest).trim_start();
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    if digits.is_empty() {
+        return None;
+    }
+    let line: u32 = digits.parse().ok()?;
+    let after = rest[digits.len()..].trim_start();
+    let name = after.strip_prefix('"')?;
+    let end = name.find('"')?;
+    Some((line, name[..end].to_string()))
+}
+
+/// Preprocesses (unless the file ends in `.i`) and parses a C file.
+pub fn parse_file(path: &Path, opts: &FrontendOptions) -> Result<Parsed, CirError> {
+    let shown = path.display().to_string();
+    let source = if path.extension().is_some_and(|e| e == "i") {
+        let text = std::fs::read_to_string(path).map_err(|source| CirError::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        format!("# 1 \"{shown}\"\n{text}")
+    } else {
+        let out = Command::new(&opts.cpp)
+            .arg("-E")
+            .args(&opts.cpp_args)
+            .arg(path)
+            .output()
+            .map_err(|source| CirError::Io {
+                path: format!("{} (running {})", shown, opts.cpp),
+                source,
+            })?;
+        if !out.status.success() {
+            return Err(CirError::Preprocess {
+                path: shown,
+                message: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            });
+        }
+        String::from_utf8(out.stdout).map_err(|e| CirError::Preprocess {
+            path: shown.clone(),
+            message: format!("output is not UTF-8: {e}"),
+        })?
+    };
+    parse_preprocessed_text(&shown, source)
+}
+
+/// Parses already preprocessed text (positions map through its `#line` markers; lines before
+/// the first marker belong to `name`).
+pub fn parse_preprocessed_text(name: &str, source: String) -> Result<Parsed, CirError> {
+    let lines = LineMap::new(&source, name);
+    let config = Config {
+        cpp_command: "gcc".into(),
+        cpp_options: vec![],
+        flavor: Flavor::GnuC11,
+    };
+    match parse_preprocessed(&config, source) {
+        Ok(p) => Ok(Parsed {
+            path: name.to_string(),
+            source: p.source,
+            unit: p.unit,
+            lines,
+        }),
+        Err(e) => {
+            let mut expected: Vec<&str> = e.expected.iter().copied().collect();
+            expected.sort_unstable();
+            Err(CirError::Syntax {
+                loc: lines.loc(e.offset),
+                expected: expected.join(" "),
+            })
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! `cir`: the C side of the toolkit (issue 3 §1). It parses C with `lang-c` after `gcc -E`
+//! ([`frontend`]), records C types ([`types`]) and lowers every function to a small control-flow
+//! IR ([`ir`], built by [`lower`]). Later parts of the issue (predicates, weakest preconditions,
+//! points-to, the Z3 encoding) build on this IR.
+//!
+//! ```no_run
+//! let prog = cir::load_file("prog.c".as_ref(), &cir::LowerOptions::default()).expect("valid C");
+//! print!("{prog}");
+//! ```
+
+pub mod error;
+pub mod frontend;
+pub mod ir;
+pub mod lower;
+pub mod types;
+
+pub use error::{CirError, Loc};
+pub use ir::Program;
+pub use lower::LowerOptions;
+pub use types::DataModel;
+
+/// Preprocesses, parses and lowers a C file.
+pub fn load_file(path: &std::path::Path, opts: &LowerOptions) -> Result<Program, CirError> {
+    let parsed = frontend::parse_file(path, &frontend::FrontendOptions::default())?;
+    lower::lower(&parsed, opts)
+}

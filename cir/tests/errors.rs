@@ -1,0 +1,83 @@
+//! Front-end and lowering errors carry file:line:col; unsupported constructs are rejected with
+//! a message, never a panic (issue 3 §1).
+
+use std::io::Write as _;
+
+fn lower_text(name: &str, text: &str) -> Result<cir::Program, cir::CirError> {
+    let dir = std::env::temp_dir().join(format!("cir-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    let mut f = std::fs::File::create(&path).expect("create");
+    f.write_all(text.as_bytes()).expect("write");
+    cir::load_file(&path, &cir::LowerOptions::default())
+}
+
+#[test]
+fn syntax_error_has_position_in_user_file() {
+    let e = lower_text("syn.c", "int main(void) {\n  int x = ;\n}\n").expect_err("syntax error");
+    let cir::CirError::Syntax { loc, .. } = &e else {
+        panic!("not a syntax error: {e}")
+    };
+    assert!(loc.file.ends_with("syn.c"), "{e}");
+    assert_eq!((loc.line, loc.col), (2, 11), "{e}");
+}
+
+#[test]
+fn positions_survive_macros_and_includes() {
+    let p = lower_text(
+        "mac.c",
+        "#include <limits.h>\n#define INC(v) v = v + 1\nint main(void) {\n  int x = INT_MAX;\n  INC(x);\n  return x;\n}\n",
+    )
+    .expect("lowers");
+    let main = p.function("main").expect("main");
+    let lines: Vec<u32> = main.edges.iter().map(|e| e.pos.line).collect();
+    assert_eq!(lines, vec![4, 5, 6]);
+    assert!(main.edges.iter().all(|e| e.pos.file == 0));
+}
+
+#[test]
+fn statement_expression_is_rejected_with_position() {
+    let e = lower_text(
+        "stmtexpr.c",
+        "int main(void) {\n  int x = ({ 1; });\n  return x;\n}\n",
+    )
+    .expect_err("rejected");
+    assert!(matches!(e, cir::CirError::Unsupported { .. }), "{e}");
+    assert!(e.to_string().contains("stmtexpr.c:2:"), "{e}");
+}
+
+#[test]
+fn undefined_label_is_an_error() {
+    let e = lower_text("lab.c", "int main(void) {\n  goto nowhere;\n}\n").expect_err("rejected");
+    assert!(e.to_string().contains("nowhere"), "{e}");
+}
+
+#[test]
+fn lp64_changes_long_constants_and_sizeof() {
+    let src = "int main(void) {\n  unsigned long s = sizeof(long);\n  return 0;\n}\n";
+    let ilp = lower_text("dm32.c", src).expect("lowers").to_string();
+    assert!(ilp.contains("s := 4u"), "{ilp}");
+    let dir = std::env::temp_dir().join(format!("cir-test-{}", std::process::id()));
+    let opts = cir::LowerOptions {
+        data_model: cir::DataModel::Lp64,
+        ..Default::default()
+    };
+    let lp = cir::load_file(&dir.join("dm32.c"), &opts)
+        .expect("lowers")
+        .to_string();
+    assert!(lp.contains("s := 8ul"), "{lp}");
+}
+
+#[test]
+fn constants_get_c_types() {
+    let p = lower_text(
+        "consts.c",
+        "int main(void) {\n  long long a = 2147483648;\n  unsigned b = 0xffffffff;\n  int c = 'A';\n  return -1 < 1u;\n}\n",
+    )
+    .expect("lowers")
+    .to_string();
+    assert!(p.contains("a := 2147483648ll"), "{p}");
+    assert!(p.contains("b := 4294967295u"), "{p}");
+    assert!(p.contains("c := 65"), "{p}");
+    assert!(p.contains("return -1 < 1u"), "{p}");
+}
