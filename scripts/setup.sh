@@ -6,10 +6,6 @@ set -euo pipefail
 need_apt=()
 # Z3's C library and headers: the C-side crates link against the system Z3 (never a bundled build).
 if ! { [ -f /usr/include/z3.h ] || dpkg -s libz3-dev >/dev/null 2>&1; }; then need_apt+=(libz3-dev); fi
-# bindgen (used by z3-sys) needs libclang.
-if ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 && ! ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1; then
-  need_apt+=(libclang-dev)
-fi
 command -v gcc >/dev/null 2>&1 || need_apt+=(gcc)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
 

@@ -265,6 +265,10 @@ pub enum ExprKind {
     Field(Box<Expr>, String),
     /// `a[i]`
     Index(Box<Expr>, Box<Expr>),
+    /// `c ? a : b` without side effects. The lowering never produces it (a `?:` of the program
+    /// becomes control flow); weakest preconditions do (Morris's axiom of assignment:
+    /// `(p == &x) ? e : x`).
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
 }
 
 impl Expr {
@@ -537,6 +541,7 @@ impl Program {
             ExprKind::Unary(..) | ExprKind::Cast(_) | ExprKind::AddrOf(_) | ExprKind::Deref(_) => {
                 12
             }
+            ExprKind::Cond(..) => 0,
             _ => 13,
         };
         let paren = prec < ctx;
@@ -583,6 +588,13 @@ impl Program {
                 s.push('[');
                 self.write_expr(s, i, 0);
                 s.push(']');
+            }
+            ExprKind::Cond(c, a, b) => {
+                self.write_expr(s, c, 1);
+                s.push_str(" ? ");
+                self.write_expr(s, a, 0);
+                s.push_str(" : ");
+                self.write_expr(s, b, 0);
             }
             ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Func(_) | ExprKind::Str(_) => {}
         }

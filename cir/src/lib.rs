@@ -12,7 +12,11 @@ pub mod error;
 pub mod frontend;
 pub mod ir;
 pub mod lower;
+pub mod pointsto;
+pub mod pred;
+pub mod smt;
 pub mod types;
+pub mod wp;
 
 pub use error::{CirError, Loc};
 pub use ir::Program;

@@ -1,0 +1,1 @@
+//! pointsto (placeholder; being written).

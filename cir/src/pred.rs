@@ -1,0 +1,1 @@
+//! Predicates (placeholder; being written).

@@ -1,0 +1,1 @@
+//! smt (placeholder; being written).

@@ -1,0 +1,1 @@
+//! wp (placeholder; being written).
