@@ -17,7 +17,15 @@ use std::path::PathBuf;
 /// Checks whether an `assert` of FILE can fail or a statement labelled SLIC_ERROR can be
 /// reached (or, with --label, a statement with that label), and prints a trace if so.
 #[derive(Parser, Debug)]
-#[command(name = "bebop", version)]
+#[command(
+    name = "bebop",
+    version,
+    after_help = "Exit codes: 0 safe (VERIFICATION SUCCESSFUL), 10 error reachable (VERIFICATION FAILED, \
+                  trace follows), 2 input error (missing file, syntax or checker errors, all listed \
+                  as file:line:col), 1 usage error, 5 no verdict (e.g. too many variables), \
+                  6 internal error.\n\nThe .bp language and its semantics: docs/bp-semantics.md; \
+                  the JSON trace format: bp-grammar/src/trace.rs (format bebop-trace/1)."
+)]
 pub struct Cli {
     /// The Boolean program (.bp) to check.
     pub file: PathBuf,

@@ -24,8 +24,9 @@
 //! (semi-naive evaluation): a call node's new states meet the whole summary of the callee, a new
 //! summary part meets the whole call relation of every call site that called with one of its
 //! contexts. Every state is stamped with the iteration that found it (its *layer*; the initial
-//! states have stamp 0); a state of stamp `k` is derived from states of stamps `< k`, which is
-//! what the backward trace search relies on.
+//! states have stamp 0); a state of stamp `k` is derived from states of stamps `< k`. The trace
+//! search (`trace`) uses the stamps of exit states to keep the expansion of nested calls
+//! well-founded; it needs the fixpoint (complete summaries), so `verify` runs to it.
 
 use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, Transfer};

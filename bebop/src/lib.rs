@@ -14,7 +14,7 @@
 //! - [`order`]: the static order of the globals in the BDDs (FORCE heuristic);
 //! - [`lower`]: AST → control-flow graph with per-statement transfer relations;
 //! - [`engine`]: path edges, summaries and the prioritised worklist;
-//! - [`trace`]: the backward search for a fully expanded trace (and the JSON schema);
+//! - [`trace`]: the shortest fully expanded trace, level by level (and the JSON schema);
 //! - [`replay`]: the self-check replaying a trace against the transition relations;
 //! - [`report`]: text rendering; [`cli`]: the command line.
 //!
@@ -49,8 +49,8 @@ pub enum Property {
 pub struct Options {
     /// The question.
     pub property: Property,
-    /// Compute per-statement invariants (reachable valuations) too. This runs the analysis to
-    /// its fixpoint even when an error is found early.
+    /// Compute per-statement invariants (reachable valuations) too. (The analysis always runs
+    /// to its fixpoint: the shortest trace needs complete summaries.)
     pub invariants: bool,
     /// The file name to record in traces.
     pub program_name: String,
@@ -166,7 +166,7 @@ pub enum BebopError {
 }
 
 /// Stack of the analysis thread: expression compilation (up to
-/// [`bp_grammar::MAX_EXPR_DEPTH`] levels) and the expansion of nested calls in traces recurse.
+/// [`bp_grammar::MAX_EXPR_DEPTH`] levels) recurses (trace extraction does not).
 /// Only the pages touched are committed.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
 
@@ -230,7 +230,8 @@ fn verify_here(prog: &Program, opts: &Options) -> Result<Outcome, BebopError> {
         elapsed_ms = (t1 - t0).as_secs_f64() * 1e3,
         "lowered the program"
     );
-    let tab = engine::run(&model, !opts.invariants);
+    // To the fixpoint even when an error is found: the shortest trace needs complete summaries.
+    let tab = engine::run(&model, false);
     let t2 = Instant::now();
     tracing::info!(
         error_found = tab.error.is_some(),

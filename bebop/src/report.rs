@@ -69,6 +69,16 @@ fn changes(before: &Valuation, after: &Valuation) -> String {
     v.join(", ")
 }
 
+/// The variables of `after` whose value differs from (or is absent in) `before`, as `x=T`.
+fn new_values(before: &Valuation, after: &Valuation) -> String {
+    after
+        .iter()
+        .filter(|(k, b)| before.get(*k) != Some(*b))
+        .map(|(k, b)| format!("{k}={}", tf(*b)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn all_values(v: &Valuation, only: Option<&[String]>) -> String {
     v.iter()
         .filter(|(k, _)| only.is_none_or(|o| o.contains(k)))
@@ -111,12 +121,19 @@ pub fn render_trace(prog: &Program, tr: &Trace) -> String {
         Target::Label { label, proc, .. } => format!("label `{label}` in `{proc}` is reached"),
     };
     let _ = writeln!(out, "Error: {what}.");
-    let _ = writeln!(out, "Trace ({} steps):", tr.steps.len());
+    let n = tr.steps.len();
+    let _ = writeln!(out, "Trace ({n} step{}):", if n == 1 { "" } else { "s" });
     if let Some(first) = tr.steps.first() {
-        let _ = writeln!(out, "  initial: {}", all_values(&first.before, None));
+        let init = all_values(&first.before, None);
+        if init.is_empty() {
+            let _ = writeln!(out, "  initial: (no variables)");
+        } else {
+            let _ = writeln!(out, "  initial: {init}");
+        }
     }
-    // Caller states at active calls, to show what a return changed.
-    let mut calls: Vec<&Valuation> = Vec::new();
+    // The callers at active calls and their states at the call, to show what a return
+    // changed in the caller.
+    let mut calls: Vec<(&str, &Valuation)> = Vec::new();
     for st in &tr.steps {
         let ast = stmt_of(prog, st);
         let indent = "  ".repeat(st.depth as usize + 1);
@@ -146,7 +163,7 @@ pub fn render_trace(prog: &Program, tr: &Trace) -> String {
                 d
             }
             StepKind::Call => {
-                calls.push(&st.before);
+                calls.push((st.proc.as_str(), &st.before));
                 let callee = match ast.map(|s| &s.kind) {
                     Some(StmtKind::Call { callee, .. }) => callee.name.clone(),
                     _ => "?".into(),
@@ -163,12 +180,18 @@ pub fn render_trace(prog: &Program, tr: &Trace) -> String {
                 }
             }
             StepKind::Return => {
-                let at_call = calls.pop();
-                let c = at_call.map(|b| changes(b, &st.after)).unwrap_or_default();
-                if c.is_empty() {
-                    "RETURN".to_string()
-                } else {
-                    format!("RETURN: {c}")
+                // The caller's variables whose values differ from the caller's state at the
+                // call (the returned values assigned, the globals the callee changed).
+                match calls.pop() {
+                    Some((caller, at_call)) => {
+                        let c = new_values(at_call, &st.after);
+                        if c.is_empty() {
+                            format!("RETURN to {caller}")
+                        } else {
+                            format!("RETURN to {caller}: {c}")
+                        }
+                    }
+                    None => "RETURN".to_string(),
                 }
             }
             StepKind::Error => match &tr.target {
@@ -185,7 +208,7 @@ pub fn render_trace(prog: &Program, tr: &Trace) -> String {
                 .annotations
                 .0
                 .iter()
-                .map(|(k, v)| format!("{k}={v}"))
+                .map(|(k, v)| format!("{k}={}", bp_grammar::print::annotation_value(v)))
                 .collect();
             line.push_str(&format!("   @ {}", a.join(" ")));
         }

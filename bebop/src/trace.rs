@@ -1,29 +1,34 @@
-//! Witness extraction: a fully expanded, hierarchical error trace (Ball & Rajamani, Bebop,
-//! SPIN 2000 §4; `bp-language.md` §3.1 "Traces").
+//! Witness extraction: a fully expanded, hierarchical error trace, shortest in Bebop's sense
+//! (fewest steps at each call level, a call counting as one step of its caller; Ball &
+//! Rajamani, Bebop, SPIN 2000 §4; `bp-language.md` §3.1 "Traces").
 //!
-//! The engine stores the path edges of every node as *layers*: the states found by worklist
-//! iteration `k` carry the stamp `k` (initial states 0), and a state of stamp `k` was derived
-//! from states of smaller stamps. That makes a backward search terminate and succeed:
+//! The engine runs to its fixpoint, so every summary is complete. Then, level by level:
 //!
-//! 1. pick a concrete bad state (entry context `e`, current valuation `ω`) from the layer of
-//!    the error node where the error was found (values: `false` where free);
-//! 2. walk backwards inside the procedure: at a node reached with stamp `k`, find, over the
-//!    incoming edges, the earliest-stamped predecessor state (stamp `< k`, same context) whose
-//!    transfer relation leads to `ω` (a concrete pre-image under the BDD relation, computed by
-//!    cofactoring with the known values); preferring early stamps keeps traces short;
-//! 3. when the incoming edge is a call (the node is a return point), pick the caller's state at
-//!    the call node and the callee's exit state (both stamped `< k`) that the summary joined,
-//!    and expand the call at once: walk backwards inside the callee from its exit with its
-//!    context fixed, down to its entry; this yields the `call` step, the callee's steps and
-//!    the `return` step (Bebop's expansion of a summary into a full subtrace);
-//! 4. at the entry of the procedure, in a state that is the context itself (globals and
-//!    parameters as at the call, locals arbitrary), stop; if the procedure is not `main`, find
-//!    a call site whose earlier states call it with this context, emit the `call` step and
-//!    continue in the caller.
+//! 1. **Top level.** A breadth-first search over sets of `(CFG node, valuation)` (BDDs per
+//!    node, layer `k` = the states first reached in `k` steps) from `main`'s initial states,
+//!    where an intraprocedural edge is one step and a call steps to its return point through
+//!    the callee's summary as one step. It stops at the first layer that meets an *error
+//!    goal*: a target in a bad state, or a call that enters its callee in a context from which
+//!    an error is reachable inside it (those contexts are computed per procedure, by rank:
+//!    rank 0 reaches a target, rank `r + 1` calls a context of rank `<= r`).
+//! 2. **Backwards through the layers.** Pick a concrete state of the goal (free values
+//!    `false`), then at each layer `k - 1` a concrete predecessor whose transition leads to the
+//!    chosen state (a pre-image computed by cofactoring with the known values; for a return
+//!    point, a caller state at the call node, the callee context and the exit state that the
+//!    summary joined). This is the path of the level, with its calls collapsed.
+//! 3. **Calls.** A call that returns is expanded by the same search inside the callee, from
+//!    its entry in the concrete context to its exit in the exit state the summary used; a
+//!    call that ends in the error, from the concrete context to an error goal of a lower
+//!    rank. Nested calls are expanded the same way, iteratively (an explicit stack of levels,
+//!    no recursion proportional to the call depth); a level already searched (same procedure,
+//!    context and goal) is reused.
 //!
-//! "Earliest stamp below `k`" is found in `O(log layers)` unions with a Fenwick tree of the
-//! node's layers, built on first use. The trace is then reversed and the depths are fixed so
-//! that `main` is at depth 0.
+//! Well-foundedness: a shortest path inside a returning call may use the call itself (same
+//! context, same exit state) as one step, and a failing call may be entered again in the same
+//! context. So inside a returning call whose exit state the engine found in worklist
+//! iteration `k` (its stamp), the calls may only use summary parts stamped below `k` (the
+//! engine derived that exit state from such parts, so a path exists), and a failing level of
+//! rank `r` only enters failing calls of rank `< r`. The top level uses all summaries.
 //!
 //! # JSON form (`--trace-json FILE`)
 //!
@@ -47,14 +52,14 @@
 //! next step's `before`.
 
 use crate::BebopError;
-use crate::engine::Tabulation;
+use crate::engine::{Ops, Tabulation, call_edge_of};
 use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, TargetWhat, Transfer};
 use crate::vars::{Slot, Ver, pick};
-use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable};
+use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable, op_function};
 use bp_grammar::trace::{Step, StepKind, TRACE_FORMAT, Target, Trace, Valuation};
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 /// A concrete valuation of a procedure's scope.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,7 +91,7 @@ impl PState {
 }
 
 /// A calling context: the globals and parameters at entry.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Ctx {
     /// Globals.
     pub g: Vec<bool>,
@@ -94,8 +99,8 @@ pub struct Ctx {
     pub p: Vec<bool>,
 }
 
-/// A concrete state of an exit node.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A concrete state of an exit node: the globals and the return slots.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct ExitState {
     g: Vec<bool>,
     r: Vec<bool>,
@@ -116,15 +121,6 @@ pub struct RawStep {
     pub before: (ProcId, PState),
     /// State after, with its procedure.
     pub after: (ProcId, PState),
-}
-
-/// What the return-point search found.
-struct ReturnFound {
-    sigma: PState,
-    k_sigma: Stamp,
-    qctx: Ctx,
-    x: ExitState,
-    kx: Stamp,
 }
 
 /// Helpers to move between concrete states and BDDs.
@@ -237,14 +233,50 @@ impl Concrete<'_, '_> {
     }
 }
 
-struct Walker<'a, 'm, 'p> {
-    c: Concrete<'m, 'p>,
-    t: &'a Tabulation,
-    steps: Vec<RawStep>,
-    /// Fenwick trees of the layers of nodes whose prefix unions were asked for.
-    fenwick: RefCell<HashMap<NodeId, Vec<Bdd>>>,
-    /// `⋀ g@Next ↔ g@Cur` over the globals.
-    globals_next_cur: Bdd,
+/// What the search at one call level must reach.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Goal {
+    /// The procedure's exit in this state (a call that returns).
+    Exit(ExitState),
+    /// An error: a target node in a bad state, or a call whose callee reaches an error.
+    Error,
+}
+
+/// One step of a path at one call level (calls not yet expanded).
+#[derive(Clone, Debug)]
+enum Item {
+    /// An intraprocedural step.
+    Stmt {
+        edge: EdgeId,
+        before: PState,
+        after: PState,
+    },
+    /// A call that returns, as one step of the caller: the callee is entered with `qctx` and
+    /// leaves in exit state `x`.
+    Call {
+        edge: EdgeId,
+        before: PState,
+        after: PState,
+        qctx: Ctx,
+        x: ExitState,
+    },
+    /// The `return` (or fall-off at `end`) into the exit (the last item of a returning call).
+    Return { edge: EdgeId, before: PState },
+    /// The last item of a level whose error is inside the callee (entered with `qctx`).
+    ErrorCall {
+        edge: EdgeId,
+        before: PState,
+        qctx: Ctx,
+    },
+    /// The error itself.
+    Error { node: NodeId, state: PState },
+}
+
+/// The shortest path at one call level: its entry state and its items.
+#[derive(Debug)]
+struct LevelPath {
+    entry: PState,
+    items: Vec<Item>,
 }
 
 fn internal(msg: &str) -> BebopError {
@@ -253,17 +285,219 @@ fn internal(msg: &str) -> BebopError {
 
 type Fix = Vec<(BddVariable, bool)>;
 
-impl<'m, 'p> Walker<'_, 'm, 'p> {
+/// The BFS layers of one level: layer `k` holds, per node, the states first reached in `k`
+/// steps (over the procedure's `Entry` and `Cur` variables).
+type Layers = Vec<BTreeMap<NodeId, Bdd>>;
+
+/// A summary as stored (context in version `Entry`) and with the context in version `Next`.
+type Summary = (Bdd, Bdd);
+
+/// Goals of a level search: node, states, and whether it is a call into a failing callee.
+type Goals = Vec<(NodeId, Bdd, bool)>;
+
+struct Tracer<'a, 'm, 'p> {
+    c: Concrete<'m, 'p>,
+    ops: Ops<'m, 'p>,
+    t: &'a Tabulation,
+    /// Summaries by procedure and stamp bound (`None`: complete), as stored (context in
+    /// version `Entry`) and with the context in version `Next`.
+    sums: HashMap<(ProcId, Option<Stamp>), Rc<Summary>>,
+    /// Fenwick trees of the layers of exit nodes (built on first use): entry `i` (1-based) is
+    /// the union of the layers `(i - lowbit(i), i]`.
+    fenwick: HashMap<NodeId, Vec<Bdd>>,
+    /// Per procedure: the contexts (over `Entry`) from which an error is reachable inside it,
+    /// by rank (the fewest nested calls needed to reach it): `(r, contexts of rank <= r)`,
+    /// increasing.
+    err_ctx: Vec<Vec<(u32, Bdd)>>,
+    /// Error goals by procedure and rank bound (built on first use).
+    err_goals: HashMap<(ProcId, Option<u32>), Rc<Goals>>,
+    /// `⋀ g@Next ↔ g@Cur` over the globals.
+    globals_next_cur: Bdd,
+    /// Levels already searched, by procedure, context and goal (a call repeated in the trace
+    /// is searched once).
+    memo: HashMap<(ProcId, Ctx, Goal), Rc<LevelPath>>,
+}
+
+impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
+    fn new(m: &'m Model<'p>, t: &'a Tabulation) -> Self {
+        let ops = Ops::new(m);
+        let mut tr = Tracer {
+            c: Concrete { m },
+            ops,
+            t,
+            sums: HashMap::new(),
+            fenwick: HashMap::new(),
+            err_ctx: Vec::new(),
+            err_goals: HashMap::new(),
+            globals_next_cur: m.vars.identity(&m.vars.globals(), Ver::Next, Ver::Cur),
+            memo: HashMap::new(),
+        };
+        tr.err_ctx = tr.error_contexts();
+        tr
+    }
+
     fn m(&self) -> &'m Model<'p> {
         self.c.m
     }
 
-    /// The Fenwick tree of the layers of `node` (built on first use): entry `i` (1-based) is
-    /// the union of the layers `(i - lowbit(i), i]`.
-    fn with_tree<T>(&self, node: NodeId, f: impl FnOnce(&[Bdd]) -> T) -> T {
+    /// Every BDD variable but the context (`Entry` copies of the globals and parameters) of `p`.
+    fn non_ctx_vars(&self, p: ProcId) -> Vec<BddVariable> {
+        let m = self.m();
+        let keep: Vec<BddVariable> = if m.proc(p).tracks_entry {
+            m.vars.vars(&m.ctx_slots(p), Ver::Entry)
+        } else {
+            Vec::new()
+        };
+        (0..m.vars.num_vars())
+            .map(BddVariable::from_index)
+            .filter(|v| !keep.contains(v))
+            .collect()
+    }
+
+    /// The caller's states (over `Cur`) at call `c` that enter the callee in one of the
+    /// contexts `ctxs` (over the callee's `Entry`).
+    fn calls_into(&self, c: &CallEdge, ctxs: &Bdd) -> Bdd {
+        let m = self.m();
+        let vm = &m.vars;
+        let params = m.param_slots(c.callee);
+        let en = vm.rename(ctxs, &params, Ver::Entry, Ver::Next);
+        let en = vm.rename(&en, &vm.globals(), Ver::Entry, Ver::Cur);
+        Bdd::binary_op_with_exists(
+            &c.arg_rel,
+            &en,
+            op_function::and,
+            &vm.vars(&params, Ver::Next),
+        )
+    }
+
+    /// Per procedure, the contexts from which an error is reachable inside it, by rank (least
+    /// fixpoint over the call graph, computed in rounds: rank 0 reaches a target in a bad
+    /// state, rank r + 1 calls a context of rank <= r). The ranks make the expansion of calls
+    /// that end in the error well-founded: a level of rank r only enters contexts of rank < r.
+    fn error_contexts(&self) -> Vec<Vec<(u32, Bdd)>> {
+        let m = self.m();
+        let np = m.procs.len();
+        let mut e = vec![m.vars.ff(); np];
+        let mut quant: Vec<Option<Vec<BddVariable>>> = vec![None; np];
+        let mut proj = |p: ProcId, b: &Bdd| -> Bdd {
+            let q = quant[p.ix()].get_or_insert_with(|| self.non_ctx_vars(p));
+            b.exists(q)
+        };
+        for (i, node) in m.nodes.iter().enumerate() {
+            if let Some(tg) = &node.target {
+                let pe = &self.t.pe[i];
+                if !pe.is_false() {
+                    let b = proj(node.proc, &pe.and(&tg.bad));
+                    e[node.proc.ix()] = e[node.proc.ix()].or(&b);
+                }
+            }
+        }
+        let mut hist: Vec<Vec<(u32, Bdd)>> = vec![Vec::new(); np];
+        let mut changed: Vec<ProcId> = Vec::new();
+        for (i, b) in e.iter().enumerate() {
+            if !b.is_false() {
+                hist[i].push((0, b.clone()));
+                changed.push(ProcId(i as u32));
+            }
+        }
+        let mut rank = 0u32;
+        while !changed.is_empty() {
+            rank += 1;
+            // Contributions from the previous round's sets only.
+            let mut add: BTreeMap<ProcId, Bdd> = BTreeMap::new();
+            for q in changed.drain(..) {
+                for &cs in &m.proc(q).call_sites {
+                    let ce = m.edge(cs);
+                    let EdgeKind::Call(c) = &ce.kind else {
+                        continue;
+                    };
+                    let pe = &self.t.pe[ce.from.ix()];
+                    if pe.is_false() {
+                        continue;
+                    }
+                    let p = m.node(ce.from).proc;
+                    let b = proj(p, &pe.and(&self.calls_into(c, &e[q.ix()])));
+                    if !b.is_false() {
+                        let a = add.entry(p).or_insert_with(|| m.vars.ff());
+                        *a = a.or(&b);
+                    }
+                }
+            }
+            for (p, b) in add {
+                let new = e[p.ix()].or(&b);
+                if new != e[p.ix()] {
+                    hist[p.ix()].push((rank, new.clone()));
+                    e[p.ix()] = new;
+                    changed.push(p);
+                }
+            }
+        }
+        hist
+    }
+
+    /// The contexts of `q` from which an error is reachable with rank below `below` (any
+    /// rank for `None`).
+    fn err_upto(&self, q: ProcId, below: Option<u32>) -> Bdd {
+        let h = &self.err_ctx[q.ix()];
+        let n = match below {
+            None => h.len(),
+            Some(r) => h.partition_point(|(k, _)| *k < r),
+        };
+        match n {
+            0 => self.m().vars.ff(),
+            n => h[n - 1].1.clone(),
+        }
+    }
+
+    /// The rank of context `ctx` of `p` (the least rank whose set holds it).
+    fn rank_of(&self, p: ProcId, ctx: &Ctx) -> Result<u32, BebopError> {
+        // The sets grow with the rank: binary search for the first one holding the context.
+        let fix = self.ctx_fix(p, ctx);
+        let h = &self.err_ctx[p.ix()];
+        let i = h.partition_point(|(_, b)| b.restrict(&fix).is_false());
+        h.get(i)
+            .map(|(r, _)| *r)
+            .ok_or_else(|| internal("a failing call's context does not fail"))
+    }
+
+    /// The error goals of `p`, in order of preference: its targets (bad states), then its
+    /// calls into a context of rank below `below` from which the callee reaches an error, in
+    /// statement order.
+    fn error_goals(&mut self, p: ProcId, below: Option<u32>) -> Rc<Goals> {
+        if let Some(g) = self.err_goals.get(&(p, below)) {
+            return Rc::clone(g);
+        }
+        let m = self.m();
+        let nodes = &m.proc(p).stmt_nodes;
+        let mut goals: Goals = nodes
+            .iter()
+            .filter_map(|&v| {
+                m.node(v)
+                    .target
+                    .as_ref()
+                    .map(|tg| (v, tg.bad.clone(), false))
+            })
+            .collect();
+        for &v in nodes {
+            if let Some((_, c)) = call_edge_of(m, v) {
+                let e = self.err_upto(c.callee, below);
+                if e.is_false() {
+                    continue;
+                }
+                let b = self.calls_into(c, &e);
+                if !b.is_false() {
+                    goals.push((v, b, true));
+                }
+            }
+        }
+        let g = Rc::new(goals);
+        self.err_goals.insert((p, below), Rc::clone(&g));
+        g
+    }
+
+    fn tree(&mut self, node: NodeId) -> &[Bdd] {
         let layers = &self.t.layers[node.ix()];
-        let mut fw = self.fenwick.borrow_mut();
-        let tree = fw.entry(node).or_insert_with(|| {
+        self.fenwick.entry(node).or_insert_with(|| {
             let mut tree: Vec<Bdd> = layers.iter().map(|(_, b)| (**b).clone()).collect();
             let n = tree.len();
             for i in 1..=n {
@@ -273,63 +507,58 @@ impl<'m, 'p> Walker<'_, 'm, 'p> {
                 }
             }
             tree
-        });
-        f(tree)
-    }
-
-    /// `f` of the union of the layers of `node` stamped `< before`, computed as the union of
-    /// `f` of `O(log layers)` Fenwick entries. `f` must distribute over unions (a cofactor
-    /// and a conjunction do); applying it first keeps the unions small.
-    fn prefix_with(&self, node: NodeId, before: Stamp, f: impl Fn(&Bdd) -> Bdd) -> Bdd {
-        let idx = self.t.layers[node.ix()].partition_point(|(k, _)| *k < before);
-        let ff = self.m().vars.ff();
-        self.with_tree(node, |tree| {
-            let mut acc = ff;
-            let mut i = idx;
-            while i > 0 {
-                acc = acc.or(&f(&tree[i - 1]));
-                i -= i & i.wrapping_neg();
-            }
-            acc
         })
     }
 
-    /// The earliest layer of `node` stamped `< before` on which `f` is satisfiable, with `f`
-    /// of it. `f` must distribute over unions.
-    fn earliest(
-        &self,
-        node: NodeId,
-        before: Stamp,
-        f: impl Fn(&Bdd) -> Bdd,
-    ) -> Option<(Stamp, Bdd)> {
-        let layers = &self.t.layers[node.ix()];
-        let n = layers.partition_point(|(k, _)| *k < before);
-        if n == 0 {
-            return None;
+    /// The summary of `q` made of the exit states stamped below `bound` (all for `None`), in
+    /// its stored form and with the context in version `Next`.
+    fn summary(&mut self, q: ProcId, bound: Option<Stamp>) -> Rc<Summary> {
+        if let Some(s) = self.sums.get(&(q, bound)) {
+            return Rc::clone(s);
         }
-        if n == 1 {
-            let r = f(&layers[0].1);
-            return (!r.is_false()).then(|| (layers[0].0, r));
-        }
-        let pos = self.with_tree(node, |tree| {
-            // Fenwick descent for the largest `pos` whose prefix fails `f`. Since `f`
-            // distributes over unions and the prefix accumulated so far fails it, a block can
-            // be skipped exactly when `f` fails on the block alone.
-            let mut pos = 0usize;
+        let exit = self.m().proc(q).exit;
+        let entry_form = match bound {
+            None => (*self.t.pe[exit.ix()]).clone(),
+            Some(b) => {
+                let idx = self.t.layers[exit.ix()].partition_point(|(k, _)| *k < b);
+                let mut acc = self.m().vars.ff();
+                let tree = self.tree(exit);
+                let mut i = idx;
+                while i > 0 {
+                    acc = acc.or(&tree[i - 1]);
+                    i -= i & i.wrapping_neg();
+                }
+                acc
+            }
+        };
+        let next_form = self.ops.summary_next(q, &entry_form);
+        let s = Rc::new((entry_form, next_form));
+        self.sums.insert((q, bound), Rc::clone(&s));
+        s
+    }
+
+    /// The stamp of the layer of `q`'s exit where the engine found exit state `x` for context
+    /// `ctx` (the earliest layer holding it, by a Fenwick descent).
+    fn exit_stamp(&mut self, q: ProcId, ctx: &Ctx, x: &ExitState) -> Result<Stamp, BebopError> {
+        let exit = self.m().proc(q).exit;
+        let mut fix = self.ctx_fix(q, ctx);
+        fix.extend(self.exit_fix(x));
+        let n = self.t.layers[exit.ix()].len();
+        let tree = self.tree(exit);
+        let mut pos = 0usize;
+        if n > 0 {
             let mut step = 1usize << (usize::BITS - 1 - n.leading_zeros());
             while step > 0 {
-                if pos + step <= n && f(&tree[pos + step - 1]).is_false() {
+                if pos + step <= n && tree[pos + step - 1].restrict(&fix).is_false() {
                     pos += step;
                 }
                 step >>= 1;
             }
-            pos
-        });
-        if pos >= n {
-            return None;
         }
-        let r = f(&layers[pos].1);
-        (!r.is_false()).then(|| (layers[pos].0, r))
+        self.t.layers[exit.ix()]
+            .get(pos)
+            .map(|(k, _)| *k)
+            .ok_or_else(|| internal("an exit state the engine did not find"))
     }
 
     fn ctx_fix(&self, p: ProcId, ctx: &Ctx) -> Fix {
@@ -354,33 +583,282 @@ impl<'m, 'p> Walker<'_, 'm, 'p> {
             .collect()
     }
 
-    /// Walks back from `(v, ctx, w)` of stamp `k` to the entry of `p`; returns the entry state
-    /// and its stamp.
-    fn walk_proc(
+    fn exit_fix(&self, x: &ExitState) -> Fix {
+        let vm = &self.m().vars;
+        vm.globals()
+            .into_iter()
+            .zip(x.g.iter())
+            .chain(self.m().ret_slots().into_iter().zip(x.r.iter()))
+            .map(|(s, b)| (vm.var(s, Ver::Cur), *b))
+            .collect()
+    }
+
+    /// Breadth-first search at one call level of `p` from `init` (at its entry) until a layer
+    /// meets one of `goals`: calls are single steps through the complete summaries. Returns
+    /// the layers, the goal met (the first in `goals` order) and a state meeting it.
+    fn bfs(
+        &self,
+        p: ProcId,
+        init: Bdd,
+        goals: &Goals,
+        to_exit: bool,
+        sums: &HashMap<ProcId, Rc<Summary>>,
+    ) -> Result<(Layers, usize, BddValuation), BebopError> {
+        let m = self.m();
+        let entry = m.proc(p).entry;
+        let mut seen: HashMap<NodeId, Bdd> = HashMap::new();
+        seen.insert(entry, init.clone());
+        let mut layers: Layers = vec![BTreeMap::from([(entry, init)])];
+        loop {
+            let cur = layers.last().expect("at least one layer");
+            for (gi, (g, gb, _)) in goals.iter().enumerate() {
+                if let Some(f) = cur.get(g) {
+                    let hit = f.and(gb);
+                    if let Some(val) = pick(&hit) {
+                        return Ok((layers, gi, val));
+                    }
+                }
+            }
+            let mut next: BTreeMap<NodeId, Bdd> = BTreeMap::new();
+            for (v, f) in cur {
+                for &eid in &m.node(*v).out {
+                    let e = m.edge(eid);
+                    let img = match &e.kind {
+                        EdgeKind::Transfer(tr) => self.ops.image(p, tr, f),
+                        EdgeKind::Return(rel) if to_exit => self.ops.exit_image(p, rel.as_ref(), f),
+                        EdgeKind::Return(_) => continue,
+                        EdgeKind::Call(c) => {
+                            self.ops
+                                .return_join(p, c, &self.ops.call_rel(c, f), &sums[&c.callee].1)
+                        }
+                    };
+                    if img.is_false() {
+                        continue;
+                    }
+                    match next.get_mut(&e.to) {
+                        Some(b) => *b = b.or(&img),
+                        None => {
+                            next.insert(e.to, img);
+                        }
+                    }
+                }
+            }
+            let mut fresh: BTreeMap<NodeId, Bdd> = BTreeMap::new();
+            for (w, b) in next {
+                let new = match seen.get_mut(&w) {
+                    Some(s) => {
+                        let new = b.and_not(s);
+                        if new.is_false() {
+                            continue;
+                        }
+                        *s = s.or(&new);
+                        new
+                    }
+                    None => {
+                        seen.insert(w, b.clone());
+                        b
+                    }
+                };
+                fresh.insert(w, new);
+            }
+            if fresh.is_empty() {
+                return Err(internal(&format!(
+                    "no path to the goal in `{}`",
+                    m.proc(p).name
+                )));
+            }
+            layers.push(fresh);
+        }
+    }
+
+    /// The shortest path at the level of `p`: from `main`'s initial states (`ctx` = `None`)
+    /// or from the entry of `p` called in context `ctx`, to `goal`. Memoised for calls.
+    fn level(
         &mut self,
         p: ProcId,
-        mut v: NodeId,
-        ctx: &Ctx,
-        mut w: PState,
-        mut k: Stamp,
-        depth: i64,
-    ) -> Result<(PState, Stamp), BebopError> {
+        ctx: Option<&Ctx>,
+        goal: &Goal,
+    ) -> Result<Rc<LevelPath>, BebopError> {
+        let key = ctx.map(|c| (p, c.clone(), goal.clone()));
+        if let Some(k) = &key
+            && let Some(lp) = self.memo.get(k)
+        {
+            return Ok(Rc::clone(lp));
+        }
+        let lp = Rc::new(self.search_level(p, ctx, goal)?);
+        if let Some(k) = key {
+            self.memo.insert(k, Rc::clone(&lp));
+        }
+        Ok(lp)
+    }
+
+    fn search_level(
+        &mut self,
+        p: ProcId,
+        ctx: Option<&Ctx>,
+        goal: &Goal,
+    ) -> Result<LevelPath, BebopError> {
         let m = self.m();
         let vm = &m.vars;
-        let entry = m.proc(p).entry;
-        let ctx_fix = self.ctx_fix(p, ctx);
-        let scope = m.scope_slots(p);
-        loop {
-            if v == entry && self.c.is_initial(p, ctx, &w) {
-                return Ok((w, k));
+        let pi = m.proc(p);
+        let init = match ctx {
+            None => self.ops.init(),
+            Some(qc) => {
+                let ctx_cur = vm.cube(
+                    m.ctx_slots(p)
+                        .iter()
+                        .zip(qc.g.iter().chain(qc.p.iter()).copied()),
+                    Ver::Cur,
+                );
+                let x = self.c.ctx_cube(p, qc).and(&ctx_cur);
+                if pi.has_enforce {
+                    x.and(&pi.enforce)
+                } else {
+                    x
+                }
             }
-            // The earliest-stamped predecessor over all incoming edges.
-            let mut best: Option<(Stamp, Choice)> = None;
+        };
+        let below = match ctx {
+            Some(c) if matches!(goal, Goal::Error) => Some(self.rank_of(p, c)?),
+            _ => None,
+        };
+        let goals: Rc<Goals> = match goal {
+            Goal::Error => self.error_goals(p, below),
+            Goal::Exit(x) => {
+                let fix = self.exit_fix(x);
+                let cube = vm.cube(
+                    vm.globals()
+                        .iter()
+                        .chain(m.ret_slots().iter())
+                        .zip(x.g.iter().chain(x.r.iter()).copied()),
+                    Ver::Cur,
+                );
+                debug_assert_eq!(fix.len(), x.g.len() + x.r.len());
+                Rc::new(vec![(pi.exit, cube, false)])
+            }
+        };
+        // The summaries the calls of this level may use: all of them, except inside a call that
+        // returns, whose path may only use the summary parts found before its own exit state
+        // (so that the expansion of nested calls is well-founded).
+        let bound = match (ctx, goal) {
+            (Some(c), Goal::Exit(x)) => Some(self.exit_stamp(p, c, x)?),
+            _ => None,
+        };
+        let mut sums: HashMap<ProcId, Rc<Summary>> = HashMap::new();
+        for &v in &pi.stmt_nodes {
+            if let Some((_, c)) = call_edge_of(m, v)
+                && !sums.contains_key(&c.callee)
+            {
+                sums.insert(c.callee, self.summary(c.callee, bound));
+            }
+        }
+        let (layers, gi, val) = self.bfs(p, init, &goals, matches!(goal, Goal::Exit(_)), &sums)?;
+        let ctx = match ctx {
+            Some(c) => c.clone(),
+            None => self.c.read_ctx(p, &val),
+        };
+        let ctx_fix = self.ctx_fix(p, &ctx);
+        let scope = m.scope_slots(p);
+        let mut items: Vec<Item> = Vec::new();
+        let mut k = layers.len() - 1;
+        let (goal_node, _, goal_is_call) = &goals[gi];
+        let mut v = *goal_node;
+        let mut w: PState;
+        match goal {
+            Goal::Exit(x) => {
+                // The last step: a return into the exit, from layer k - 1.
+                let prev = &layers[k.checked_sub(1).ok_or_else(|| internal("exit at entry"))?];
+                let gfix: Fix = vm
+                    .globals()
+                    .into_iter()
+                    .zip(x.g.iter())
+                    .map(|(s, b)| (vm.var(s, Ver::Cur), *b))
+                    .collect();
+                let mut lfix = ctx_fix.clone();
+                lfix.extend(gfix.iter().copied());
+                let rfix = self.exit_fix(x);
+                let mut found = None;
+                for &eid in &m.node(pi.exit).inc {
+                    let e = m.edge(eid);
+                    let (EdgeKind::Return(rel), Some(f)) = (&e.kind, prev.get(&e.from)) else {
+                        continue;
+                    };
+                    let cands = match rel {
+                        Some(r) => f.restrict(&lfix).and(&r.restrict(&rfix)),
+                        None => f.restrict(&lfix),
+                    };
+                    if let Some(val) = pick(&cands) {
+                        found = Some((eid, val));
+                        break;
+                    }
+                }
+                let (eid, val) = found.ok_or_else(|| internal("no return into the exit state"))?;
+                let su = PState {
+                    g: x.g.clone(),
+                    f: m.frame_slots(p)
+                        .iter()
+                        .map(|s| vm.value(&val, *s, Ver::Cur))
+                        .collect(),
+                };
+                items.push(Item::Return {
+                    edge: eid,
+                    before: su.clone(),
+                });
+                v = m.edge(eid).from;
+                w = su;
+                k -= 1;
+            }
+            Goal::Error => {
+                w = self.c.read_state(p, &val, Ver::Cur);
+                if !goal_is_call {
+                    items.push(Item::Error {
+                        node: v,
+                        state: w.clone(),
+                    });
+                } else {
+                    let (eid, c) = call_edge_of(m, v).ok_or_else(|| internal("goal kind"))?;
+                    let q = c.callee;
+                    let sfix = self.state_fix(&scope, &w, Ver::Cur);
+                    let gefix: Fix = vm
+                        .globals()
+                        .iter()
+                        .zip(w.g.iter())
+                        .map(|(s, b)| (vm.var(*s, Ver::Entry), *b))
+                        .collect();
+                    let en = vm.rename(
+                        &self.err_upto(q, below).restrict(&gefix),
+                        &m.param_slots(q),
+                        Ver::Entry,
+                        Ver::Next,
+                    );
+                    let qc = c.arg_rel.restrict(&sfix).and(&en);
+                    let qv = pick(&qc).ok_or_else(|| internal("no failing callee context"))?;
+                    let qctx = Ctx {
+                        g: w.g.clone(),
+                        p: m.param_slots(q)
+                            .iter()
+                            .map(|s| vm.value(&qv, *s, Ver::Next))
+                            .collect(),
+                    };
+                    items.push(Item::ErrorCall {
+                        edge: eid,
+                        before: w.clone(),
+                        qctx,
+                    });
+                }
+            }
+        }
+        // Backwards through the layers: a predecessor in layer k - 1 that leads to (v, w).
+        while k > 0 {
+            let prev = &layers[k - 1];
+            let mut found: Option<(NodeId, PState, Item)> = None;
             for &eid in &m.node(v).inc {
                 let e = m.edge(eid);
+                let Some(f) = prev.get(&e.from) else {
+                    continue;
+                };
                 match &e.kind {
                     EdgeKind::Transfer(tr) => {
-                        // Fix the context and the unmodified variables (they equal w's).
                         let unmod: Vec<Slot> = scope
                             .iter()
                             .copied()
@@ -394,89 +872,69 @@ impl<'m, 'p> Walker<'_, 'm, 'p> {
                         if rel.is_false() {
                             continue;
                         }
-                        if let Some((s, cands)) =
-                            self.earliest(e.from, k, |b| b.restrict(&fix).and(&rel))
-                            && best.as_ref().is_none_or(|(bs, _)| s < *bs)
-                        {
-                            best = Some((s, Choice::Transfer(eid, cands)));
+                        if let Some(val) = pick(&f.restrict(&fix).and(&rel)) {
+                            let mut sigma = w.clone();
+                            for sl in &tr.modified {
+                                sigma.set(*sl, vm.value(&val, *sl, Ver::Cur));
+                            }
+                            let item = Item::Stmt {
+                                edge: eid,
+                                before: sigma.clone(),
+                                after: w.clone(),
+                            };
+                            found = Some((e.from, sigma, item));
+                            break;
                         }
                     }
                     EdgeKind::Call(c) => {
-                        if let Some(r) = self.find_return(p, e.from, c, ctx, &w, k)?
-                            && best.as_ref().is_none_or(|(bs, _)| r.k_sigma < *bs)
+                        let summary = &sums[&c.callee].0;
+                        if let Some((sigma, qctx, x)) =
+                            self.call_pred(p, c, summary, f, &ctx, &w)?
                         {
-                            best = Some((r.k_sigma, Choice::Call(eid, Box::new(r))));
+                            let item = Item::Call {
+                                edge: eid,
+                                before: sigma.clone(),
+                                after: w.clone(),
+                                qctx,
+                                x,
+                            };
+                            found = Some((e.from, sigma, item));
+                            break;
                         }
                     }
                     EdgeKind::Return(_) => {}
                 }
             }
-            match best {
-                None => {
-                    return Err(internal(&format!(
-                        "no predecessor of node {v} before stamp {}",
-                        k.0
-                    )));
-                }
-                Some((s, Choice::Transfer(eid, cands))) => {
-                    let e = m.edge(eid);
-                    let EdgeKind::Transfer(tr) = &e.kind else {
-                        return Err(internal("edge kind changed"));
-                    };
-                    let val = pick(&cands).ok_or_else(|| internal("empty candidates"))?;
-                    let mut sigma = w.clone();
-                    for sl in &tr.modified {
-                        sigma.set(*sl, vm.value(&val, *sl, Ver::Cur));
-                    }
-                    self.steps.push(RawStep {
-                        kind: StepKind::Stmt,
-                        node: e.from,
-                        edge: Some(eid),
-                        depth,
-                        before: (p, sigma.clone()),
-                        after: (p, w),
-                    });
-                    v = e.from;
-                    w = sigma;
-                    k = s;
-                }
-                Some((s, Choice::Call(eid, r))) => {
-                    let e = m.edge(eid);
-                    let EdgeKind::Call(c) = &e.kind else {
-                        return Err(internal("edge kind changed"));
-                    };
-                    let omega0 = self.expand_call(c.callee, &r.qctx, &r.x, r.kx, p, &w, depth)?;
-                    self.steps.push(RawStep {
-                        kind: StepKind::Call,
-                        node: e.from,
-                        edge: Some(eid),
-                        depth,
-                        before: (p, r.sigma.clone()),
-                        after: (c.callee, omega0),
-                    });
-                    v = e.from;
-                    w = r.sigma;
-                    k = s;
-                }
-            }
+            let (u, sigma, item) = found.ok_or_else(|| {
+                internal(&format!("no predecessor of node {v} in layer {}", k - 1))
+            })?;
+            items.push(item);
+            v = u;
+            w = sigma;
+            k -= 1;
         }
+        if v != pi.entry {
+            return Err(internal("the backward search did not end at the entry"));
+        }
+        items.reverse();
+        Ok(LevelPath { entry: w, items })
     }
 
-    /// At a return point reached in state `w` with stamp `k`: the caller's state at the call
-    /// node and the callee's exit state (both stamped `< k`) that produced it.
-    fn find_return(
+    /// At a return point of call `c` reached in state `w`: a caller state at the call node in
+    /// `f` (the previous layer), the callee context and the callee exit state (from the
+    /// complete summary) that lead to `w`.
+    fn call_pred(
         &self,
         p: ProcId,
-        cnode: NodeId,
         c: &CallEdge,
+        summary: &Bdd,
+        f: &Bdd,
         ctx: &Ctx,
         w: &PState,
-        k: Stamp,
-    ) -> Result<Option<ReturnFound>, BebopError> {
+    ) -> Result<Option<(PState, Ctx, ExitState)>, BebopError> {
         let m = self.m();
         let vm = &m.vars;
         let q = c.callee;
-        let exit = m.proc(q).exit;
         let globals = vm.globals();
         let rets = m.ret_slots();
         let targeted: Vec<Slot> = c.targets.iter().flatten().copied().collect();
@@ -492,7 +950,7 @@ impl<'m, 'p> Walker<'_, 'm, 'p> {
                 xfix.push((vm.var(Slot::Ret(j as u32), Ver::Cur), w.get(*s)));
             }
         }
-        let x = self.prefix_with(exit, k, |b| b.restrict(&xfix));
+        let x = summary.restrict(&xfix);
         if x.is_false() {
             return Ok(None);
         }
@@ -516,10 +974,9 @@ impl<'m, 'p> Walker<'_, 'm, 'p> {
             .and(&self.globals_next_cur)
             .and(&ent_n)
             .exists(&vm.vars(&qctx_slots, Ver::Next));
-        let Some((k_sigma, cands)) = self.earliest(cnode, k, |b| b.restrict(&pfix).and(&j)) else {
+        let Some(val) = pick(&f.restrict(&pfix).and(&j)) else {
             return Ok(None);
         };
-        let val = pick(&cands).ok_or_else(|| internal("empty call candidates"))?;
         let mut sigma = w.clone();
         for s in globals.iter().chain(targeted.iter()) {
             sigma.set(*s, vm.value(&val, *s, Ver::Cur));
@@ -536,13 +993,10 @@ impl<'m, 'p> Walker<'_, 'm, 'p> {
                 .map(|s| vm.value(&val, *s, Ver::Next))
                 .collect(),
         };
-        // The callee's exit state, the earliest one.
+        // The callee's exit state.
         let mut qxfix = self.ctx_fix(q, &qctx);
         qxfix.extend(xfix.iter().copied());
-        let (kx, xs) = self
-            .earliest(exit, k, |b| b.restrict(&qxfix))
-            .ok_or_else(|| internal("no exit state"))?;
-        let val = pick(&xs).ok_or_else(|| internal("no exit state"))?;
+        let val = pick(&summary.restrict(&qxfix)).ok_or_else(|| internal("no exit state"))?;
         let xst = ExitState {
             g: globals
                 .iter()
@@ -563,193 +1017,143 @@ impl<'m, 'p> Walker<'_, 'm, 'p> {
                 })
                 .collect(),
         };
-        Ok(Some(ReturnFound {
-            sigma,
-            k_sigma,
-            qctx,
-            x: xst,
-            kx,
-        }))
-    }
-
-    fn exit_fix(&self, x: &ExitState) -> Fix {
-        let vm = &self.m().vars;
-        vm.globals()
-            .into_iter()
-            .zip(x.g.iter())
-            .chain(self.m().ret_slots().into_iter().zip(x.r.iter()))
-            .map(|(s, b)| (vm.var(s, Ver::Cur), *b))
-            .collect()
-    }
-
-    /// Expands a call of `q` (context `qctx`) that ends in exit state `x` of stamp `kx` and
-    /// returns into the caller state `w_after`: pushes the `return` step and the callee's steps;
-    /// returns the callee's entry state.
-    #[allow(clippy::too_many_arguments)]
-    fn expand_call(
-        &mut self,
-        q: ProcId,
-        qctx: &Ctx,
-        x: &ExitState,
-        kx: Stamp,
-        caller: ProcId,
-        w_after: &PState,
-        depth: i64,
-    ) -> Result<PState, BebopError> {
-        let m = self.m();
-        let vm = &m.vars;
-        let exit = m.proc(q).exit;
-        let gfix: Fix = vm
-            .globals()
-            .into_iter()
-            .zip(x.g.iter())
-            .map(|(s, b)| (vm.var(s, Ver::Cur), *b))
-            .collect();
-        let mut lfix = self.ctx_fix(q, qctx);
-        lfix.extend(gfix.iter().copied());
-        let rfix = self.exit_fix(x);
-        let mut best: Option<(Stamp, EdgeId, Bdd)> = None;
-        for &eid in &m.node(exit).inc {
-            let e = m.edge(eid);
-            let EdgeKind::Return(rel) = &e.kind else {
-                continue;
-            };
-            let rel = match rel {
-                Some(r) => r.restrict(&rfix),
-                None => vm.tt(),
-            };
-            if let Some((s, cands)) = self.earliest(e.from, kx, |b| b.restrict(&lfix).and(&rel))
-                && best.as_ref().is_none_or(|(bs, _, _)| s < *bs)
-            {
-                best = Some((s, eid, cands));
-            }
-        }
-        let (s, eid, cands) = best.ok_or_else(|| internal("no return into the exit state"))?;
-        let from = m.edge(eid).from;
-        let val = pick(&cands).ok_or_else(|| internal("empty return candidates"))?;
-        let su = PState {
-            g: x.g.clone(),
-            f: m.frame_slots(q)
-                .iter()
-                .map(|s| vm.value(&val, *s, Ver::Cur))
-                .collect(),
-        };
-        self.steps.push(RawStep {
-            kind: StepKind::Return,
-            node: from,
-            edge: Some(eid),
-            depth: depth + 1,
-            before: (q, su.clone()),
-            after: (caller, w_after.clone()),
-        });
-        let (omega0, _) = self.walk_proc(q, from, qctx, su, s, depth + 1)?;
-        Ok(omega0)
+        Ok(Some((sigma, qctx, xst)))
     }
 }
 
-/// The predecessor chosen at one backward step.
-enum Choice {
-    /// An intraprocedural edge, with the candidate pre-states.
-    Transfer(EdgeId, Bdd),
-    /// A call edge (the node is its return point).
-    Call(EdgeId, Box<ReturnFound>),
+/// A call level being emitted.
+struct Frame {
+    path: Rc<LevelPath>,
+    next: usize,
+    proc: ProcId,
+    depth: i64,
+    /// The caller's procedure and state after the call returns (none for a call that ends in
+    /// the error).
+    ret_to: Option<(ProcId, PState)>,
 }
 
 /// Extracts the internal (node-level) trace of the error found by the tabulation.
 pub fn extract_raw(m: &Model, t: &Tabulation) -> Result<Vec<RawStep>, BebopError> {
-    let (v_err, r) = t.error.ok_or_else(|| internal("no error to explain"))?;
-    let c = Concrete { m };
-    let tg = m
-        .node(v_err)
-        .target
-        .as_ref()
-        .ok_or_else(|| internal("error node without target"))?;
-    let layer = t
-        .layer(v_err, r)
-        .ok_or_else(|| internal("error layer missing"))?;
-    let val = pick(&layer.and(&tg.bad)).ok_or_else(|| internal("empty error layer"))?;
-    let mut p = m.node(v_err).proc;
-    let mut ctx = c.read_ctx(p, &val);
-    let mut w = c.read_state(p, &val, Ver::Cur);
-    let mut wk = Walker {
-        c,
-        t,
-        steps: Vec::new(),
-        fenwick: RefCell::new(HashMap::new()),
-        globals_next_cur: m.vars.identity(&m.vars.globals(), Ver::Next, Ver::Cur),
-    };
-    wk.steps.push(RawStep {
-        kind: StepKind::Error,
-        node: v_err,
-        edge: None,
+    if t.error.is_none() {
+        return Err(internal("no error to explain"));
+    }
+    if !t.complete {
+        return Err(internal("the tabulation did not reach its fixpoint"));
+    }
+    let mut tr = Tracer::new(m, t);
+    let top = tr.level(m.main, None, &Goal::Error)?;
+    let mut frames = vec![Frame {
+        path: top,
+        next: 0,
+        proc: m.main,
         depth: 0,
-        before: (p, w.clone()),
-        after: (p, w.clone()),
-    });
-    let mut v = v_err;
-    let mut k = r;
-    let mut depth = 0i64;
+        ret_to: None,
+    }];
+    let mut steps: Vec<RawStep> = Vec::new();
     loop {
-        let (omega0, k0) = wk.walk_proc(p, v, &ctx, w, k, depth)?;
-        if p == m.main {
-            break;
-        }
-        let vm = &m.vars;
-        let pfix: Fix = m
-            .param_slots(p)
-            .iter()
-            .zip(ctx.p.iter())
-            .map(|(s, b)| (vm.var(*s, Ver::Next), *b))
-            .collect();
-        let gfix: Fix = vm
-            .globals()
-            .iter()
-            .zip(ctx.g.iter())
-            .map(|(s, b)| (vm.var(*s, Ver::Cur), *b))
-            .collect();
-        let mut afix = pfix.clone();
-        afix.extend(gfix.iter().copied());
-        let mut best: Option<(Stamp, EdgeId, Bdd)> = None;
-        for &cs in &m.proc(p).call_sites {
-            let ce = m.edge(cs);
-            let EdgeKind::Call(call) = &ce.kind else {
-                continue;
-            };
-            let args = call.arg_rel.restrict(&afix);
-            if let Some((s, cands)) = wk.earliest(ce.from, k0, |b| b.restrict(&gfix).and(&args))
-                && best.as_ref().is_none_or(|(bs, _, _)| s < *bs)
-            {
-                best = Some((s, cs, cands));
+        let fr = frames
+            .last_mut()
+            .ok_or_else(|| internal("the trace ended without an error"))?;
+        let path = Rc::clone(&fr.path);
+        let item = path
+            .items
+            .get(fr.next)
+            .ok_or_else(|| internal("a level ended early"))?;
+        fr.next += 1;
+        let (p, depth) = (fr.proc, fr.depth);
+        let from = |e: EdgeId| m.edge(e).from;
+        match item {
+            Item::Stmt {
+                edge,
+                before,
+                after,
+            } => steps.push(RawStep {
+                kind: StepKind::Stmt,
+                node: from(*edge),
+                edge: Some(*edge),
+                depth,
+                before: (p, before.clone()),
+                after: (p, after.clone()),
+            }),
+            Item::Call {
+                edge,
+                before,
+                after,
+                qctx,
+                x,
+            } => {
+                let q = callee_of(m, *edge)?;
+                let lp = tr.level(q, Some(qctx), &Goal::Exit(x.clone()))?;
+                steps.push(RawStep {
+                    kind: StepKind::Call,
+                    node: from(*edge),
+                    edge: Some(*edge),
+                    depth,
+                    before: (p, before.clone()),
+                    after: (q, lp.entry.clone()),
+                });
+                frames.push(Frame {
+                    path: lp,
+                    next: 0,
+                    proc: q,
+                    depth: depth + 1,
+                    ret_to: Some((p, after.clone())),
+                });
+            }
+            Item::Return { edge, before } => {
+                let fr = frames.pop().ok_or_else(|| internal("frames"))?;
+                let after = fr
+                    .ret_to
+                    .ok_or_else(|| internal("a return without a caller"))?;
+                steps.push(RawStep {
+                    kind: StepKind::Return,
+                    node: from(*edge),
+                    edge: Some(*edge),
+                    depth,
+                    before: (p, before.clone()),
+                    after,
+                });
+            }
+            Item::ErrorCall { edge, before, qctx } => {
+                let q = callee_of(m, *edge)?;
+                let lp = tr.level(q, Some(qctx), &Goal::Error)?;
+                steps.push(RawStep {
+                    kind: StepKind::Call,
+                    node: from(*edge),
+                    edge: Some(*edge),
+                    depth,
+                    before: (p, before.clone()),
+                    after: (q, lp.entry.clone()),
+                });
+                frames.pop();
+                frames.push(Frame {
+                    path: lp,
+                    next: 0,
+                    proc: q,
+                    depth: depth + 1,
+                    ret_to: None,
+                });
+            }
+            Item::Error { node, state } => {
+                steps.push(RawStep {
+                    kind: StepKind::Error,
+                    node: *node,
+                    edge: None,
+                    depth,
+                    before: (p, state.clone()),
+                    after: (p, state.clone()),
+                });
+                return Ok(steps);
             }
         }
-        let (k0p, cs, cands) = best.ok_or_else(|| internal("no call site creates the context"))?;
-        let ce = m.edge(cs);
-        let val = pick(&cands).ok_or_else(|| internal("empty call-site candidates"))?;
-        let caller = m.node(ce.from).proc;
-        let cctx = wk.c.read_ctx(caller, &val);
-        let mut sigma = wk.c.read_state(caller, &val, Ver::Cur);
-        sigma.g = ctx.g.clone();
-        depth -= 1;
-        wk.steps.push(RawStep {
-            kind: StepKind::Call,
-            node: ce.from,
-            edge: Some(cs),
-            depth,
-            before: (caller, sigma.clone()),
-            after: (p, omega0),
-        });
-        p = caller;
-        v = ce.from;
-        ctx = cctx;
-        w = sigma;
-        k = k0p;
     }
-    let mut steps = wk.steps;
-    steps.reverse();
-    for s in &mut steps {
-        s.depth -= depth;
+}
+
+fn callee_of(m: &Model, e: EdgeId) -> Result<ProcId, BebopError> {
+    match &m.edge(e).kind {
+        EdgeKind::Call(c) => Ok(c.callee),
+        _ => Err(internal("a call item on a non-call edge")),
     }
-    Ok(steps)
 }
 
 /// The valuation of a state of `p`, by variable name.

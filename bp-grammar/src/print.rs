@@ -107,6 +107,14 @@ fn needs_quotes(value: &str) -> bool {
             .any(|c| c.is_whitespace() || c == '"' || c == '\\')
 }
 
+/// An annotation value as written in a `.bp` file: bare when it can be, otherwise
+/// double-quoted with `"` and `\` escaped (`docs/bp-semantics.md`, "Annotations").
+pub fn annotation_value(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    write_value(&mut out, value);
+    out
+}
+
 fn write_value(out: &mut String, value: &str) {
     if !needs_quotes(value) {
         out.push_str(value);

@@ -1,0 +1,190 @@
+//! Traces are shortest in Bebop's sense: fewest steps at each call level, a call counting as
+//! one step of its caller (`bp-language.md` §3.1 "Traces"). Every trace is also replayed by
+//! bebop's self-check and by the reference replayer (see `common`).
+
+mod common;
+
+use bp_grammar::trace::{StepKind, Trace};
+use common::*;
+
+/// The steps at `depth`, as `(kind, text)`.
+fn level(tr: &Trace, depth: u32) -> Vec<(StepKind, String)> {
+    tr.steps
+        .iter()
+        .filter(|s| s.depth == depth)
+        .map(|s| (s.kind, s.text.clone()))
+        .collect()
+}
+
+fn texts(tr: &Trace, depth: u32) -> Vec<String> {
+    level(tr, depth).into_iter().map(|(_, t)| t).collect()
+}
+
+#[test]
+fn top_level_takes_the_shorter_of_two_paths() {
+    // The long path is the `then` arm, the short one the `else` arm.
+    let tr = unsafe_(
+        "decl g; void main() begin
+           if * then g := T; g := F; g := T; g := F; else skip; fi
+           assert(F);
+         end",
+    );
+    assert_eq!(
+        texts(&tr, 0),
+        ["if * then", "skip;", "assert F;"],
+        "{}",
+        tr.to_json()
+    );
+    // With a loop: the error needs one round of the loop, not more.
+    let tr = unsafe_(
+        "decl a, b; void main() begin
+           a, b := F, F;
+           while !b do
+             if * then a := T; else b := T; fi
+           od
+           assert(!b);
+         end",
+    );
+    assert_eq!(tr.steps.len(), 6, "{}", tr.to_json());
+}
+
+#[test]
+fn callee_takes_the_shorter_of_two_paths() {
+    // Error inside the callee.
+    let tr = unsafe_(
+        "decl g; void f() begin
+           if * then g := T; g := F; g := T; g := F; else skip; fi
+           assert(F);
+         end
+         void main() begin f(); end",
+    );
+    assert_eq!(texts(&tr, 0), ["f();"]);
+    assert_eq!(texts(&tr, 1), ["if * then", "skip;", "assert F;"]);
+    // The callee returns the value the error needs: its shortest way to the exit.
+    let tr = unsafe_(
+        "decl g; bool f() begin
+           if * then g := T; g := F; g := T; g := F; return T; else skip; return T; fi
+         end
+         void main() begin decl a; a := f(); assert(!a); end",
+    );
+    assert_eq!(texts(&tr, 0), ["a := f();", "assert !a;"]);
+    assert_eq!(texts(&tr, 1), ["if * then", "skip;", "return T;"]);
+}
+
+#[test]
+fn a_call_counts_as_one_step() {
+    let tr = unsafe_(
+        "decl g; void long() begin
+           g := T; g := F; g := T; g := F; g := T; g := F; g := T; g := F;
+         end
+         void main() begin
+           if * then skip; skip; skip; else long(); fi
+           assert(F);
+         end",
+    );
+    assert_eq!(
+        texts(&tr, 0),
+        ["if * then", "long();", "assert F;"],
+        "{}",
+        tr.to_json()
+    );
+    assert_eq!(level(&tr, 1).len(), 9, "the body of long and its return");
+    assert_eq!(
+        level(&tr, 1).last().map(|(k, _)| *k),
+        Some(StepKind::Return)
+    );
+}
+
+#[test]
+fn earliest_found_path_is_not_taken_when_longer() {
+    // The worklist visits a procedure's nodes in reverse post-order of its CFG, which processes
+    // the `else` arm (here the long one) before the `then` arm: the error is first found along
+    // the long path. The trace still takes the short one.
+    let tr = unsafe_(
+        "decl g; void main() begin
+           if * then skip; else g := T; g := F; g := T; g := F; fi
+           assert(F);
+         end",
+    );
+    assert_eq!(
+        texts(&tr, 0),
+        ["if * then", "skip;", "assert F;"],
+        "{}",
+        tr.to_json()
+    );
+    // The same inside a callee that returns.
+    let tr = unsafe_(
+        "decl g; bool f() begin
+           if * then skip; return T; else g := T; g := F; g := T; g := F; return T; fi
+         end
+         void main() begin decl a; a := f(); assert(!a); end",
+    );
+    assert_eq!(
+        texts(&tr, 1),
+        ["if * then", "skip;", "return T;"],
+        "{}",
+        tr.to_json()
+    );
+    // Two errors: the one the worklist meets first is the farther one.
+    let tr = unsafe_(
+        "decl g; void main() begin
+           if * then assert(F); else g := T; g := F; g := T; assert(F); fi
+         end",
+    );
+    assert_eq!(
+        texts(&tr, 0),
+        ["if * then", "assert F;"],
+        "{}",
+        tr.to_json()
+    );
+}
+
+#[test]
+fn the_error_in_a_callee_is_entered_by_the_shortest_way() {
+    // Two ways to call the failing procedure from main; the trace takes the shorter, and the
+    // shorter path to the assert inside it.
+    let tr = unsafe_(
+        "decl g; void f(x) begin
+           if x then skip; skip; skip; assert(F); else assert(F); fi
+         end
+         void main() begin
+           if * then g := T; f(T); else g := F; g := T; g := F; f(F); fi
+         end",
+    );
+    assert_eq!(
+        texts(&tr, 0),
+        ["if * then", "g := T;", "f(T);"],
+        "{}",
+        tr.to_json()
+    );
+    assert_eq!(
+        texts(&tr, 1),
+        ["if x then", "skip;", "skip;", "skip;", "assert F;"]
+    );
+}
+
+#[test]
+fn recursion_does_not_make_the_expansion_cyclic() {
+    // Inside `f`, the call `f()` returning `g = T` is one step, so the shortest way to the exit
+    // of `f` with `g = T` would call `f` itself in the same context, for the same exit state:
+    // the expansion only uses summary parts found before the one it expands, and ends.
+    let tr = unsafe_(
+        "decl g; void f() begin
+           if * then g := T; skip; skip; skip; return; fi
+           f();
+         end
+         void main() begin g := F; f(); assert(!g); end",
+    );
+    assert!(tr.steps.len() < 40, "{}", tr.to_json());
+    // The error inside `f` would be one step closer through the recursive call in the same
+    // context: a failing call is entered only in a context that fails with fewer nested calls.
+    let tr = unsafe_(
+        "void f() begin
+           if * then f(); else skip; skip; fi
+           assert(F);
+         end
+         void main() begin f(); end",
+    );
+    assert_eq!(texts(&tr, 0), ["f();"]);
+    assert_eq!(texts(&tr, 1), ["if * then", "skip;", "skip;", "assert F;"]);
+}
