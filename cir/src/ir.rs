@@ -287,6 +287,52 @@ impl Expr {
             ExprKind::Var(_) | ExprKind::Deref(_) | ExprKind::Field(..) | ExprKind::Index(..)
         )
     }
+
+    /// The direct sub-expressions, left to right.
+    pub fn children(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Func(_) | ExprKind::Str(_) => {
+                Vec::new()
+            }
+            ExprKind::Unary(_, a)
+            | ExprKind::Cast(a)
+            | ExprKind::AddrOf(a)
+            | ExprKind::Deref(a)
+            | ExprKind::Field(a, _) => vec![a],
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => vec![a, b],
+            ExprKind::Cond(c, a, b) => vec![c, a, b],
+        }
+    }
+
+    /// Calls `f` on every sub-expression, pre-order (the expression itself first).
+    pub fn walk(&self, f: &mut impl FnMut(&Expr)) {
+        f(self);
+        for c in self.children() {
+            c.walk(f);
+        }
+    }
+
+    /// Rebuilds the expression bottom-up: children first, then `f` on the rebuilt node.
+    pub fn map_bottom_up(&self, f: &mut dyn FnMut(Expr) -> Expr) -> Expr {
+        let b = |e: &Expr, f: &mut dyn FnMut(Expr) -> Expr| Box::new(e.map_bottom_up(f));
+        let kind = match &self.kind {
+            k @ (ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Func(_) | ExprKind::Str(_)) => {
+                k.clone()
+            }
+            ExprKind::Unary(op, a) => ExprKind::Unary(*op, b(a, f)),
+            ExprKind::Binary(op, x, y) => ExprKind::Binary(*op, b(x, f), b(y, f)),
+            ExprKind::Cast(a) => ExprKind::Cast(b(a, f)),
+            ExprKind::AddrOf(a) => ExprKind::AddrOf(b(a, f)),
+            ExprKind::Deref(a) => ExprKind::Deref(b(a, f)),
+            ExprKind::Field(a, n) => ExprKind::Field(b(a, f), n.clone()),
+            ExprKind::Index(x, y) => ExprKind::Index(b(x, f), b(y, f)),
+            ExprKind::Cond(c, x, y) => ExprKind::Cond(b(c, f), b(x, f), b(y, f)),
+        };
+        f(Expr {
+            kind,
+            ty: self.ty.clone(),
+        })
+    }
 }
 
 /// The callee of a call edge.

@@ -872,13 +872,6 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    fn ptrdiff_t(&self) -> CType {
-        CType::Int(match self.dm {
-            DataModel::Ilp32 => IntKind::Int,
-            DataModel::Lp64 => IntKind::Long,
-        })
-    }
-
     /// (size, alignment) in bytes under gcc's x86 layout.
     fn layout(&self, t: &CType) -> Option<(u64, u64)> {
         Some(match t {
@@ -2425,7 +2418,7 @@ impl<'a> Lowerer<'a> {
         } else {
             None
         };
-        let ty = self.binop_type(op, &lv.ty, &one.ty);
+        let ty = crate::types::binop_type(op, &lv.ty, &one.ty, self.dm);
         self.warn_float(&ty, span);
         let rhs = Expr {
             kind: ExprKind::Binary(op, Box::new(lv.clone()), Box::new(one)),
@@ -2433,28 +2426,6 @@ impl<'a> Lowerer<'a> {
         };
         self.store(lv.clone(), rhs, span);
         Ok(old.unwrap_or(lv))
-    }
-
-    fn binop_type(&self, op: BinOp, a: &CType, b: &CType) -> CType {
-        use BinOp::*;
-        match op {
-            Lt | Le | Gt | Ge | Eq | Ne | LogAnd | LogOr => CType::INT,
-            Shl | Shr => a.promoted(),
-            Add | Sub => {
-                let decay = |t: &CType| match t {
-                    CType::Array(e, _) => Some((**e).clone().ptr_to()),
-                    CType::Pointer(_) => Some(t.clone()),
-                    _ => None,
-                };
-                match (decay(a), decay(b)) {
-                    (Some(_), Some(_)) if op == Sub => self.ptrdiff_t(),
-                    (Some(p), _) => p,
-                    (None, Some(p)) => p,
-                    (None, None) => usual_arithmetic(a, b, self.dm),
-                }
-            }
-            _ => usual_arithmetic(a, b, self.dm),
-        }
     }
 
     fn binary(
@@ -2469,7 +2440,7 @@ impl<'a> Lowerer<'a> {
             let rhs = match op {
                 None => rv,
                 Some(op) => {
-                    let ty = self.binop_type(op, &lv.ty, &rv.ty);
+                    let ty = crate::types::binop_type(op, &lv.ty, &rv.ty, self.dm);
                     self.warn_float(&ty, &e.span);
                     Expr {
                         kind: ExprKind::Binary(op, Box::new(lv.clone()), Box::new(rv)),
@@ -2516,7 +2487,7 @@ impl<'a> Lowerer<'a> {
         }
         let a = self.expr(&b.lhs)?;
         let c = self.expr(&b.rhs)?;
-        let ty = self.binop_type(op, &a.ty, &c.ty);
+        let ty = crate::types::binop_type(op, &a.ty, &c.ty, self.dm);
         if ty.is_float() || ((a.ty.is_float() || c.ty.is_float()) && op.is_comparison()) {
             self.warn(&e.span, "floating-point arithmetic is not modelled");
         }

@@ -274,3 +274,31 @@ pub fn usual_arithmetic(a: &CType, b: &CType, dm: DataModel) -> CType {
         }
     }
 }
+
+/// The C type of `a op b` (C11 6.5.5–6.5.14): comparisons and logical operators are `int`,
+/// shifts take the promoted left operand, pointer arithmetic keeps the pointer (`ptrdiff_t` for
+/// a difference of pointers), everything else the usual arithmetic conversions.
+pub fn binop_type(op: crate::ir::BinOp, a: &CType, b: &CType, dm: DataModel) -> CType {
+    use crate::ir::BinOp::*;
+    match op {
+        Lt | Le | Gt | Ge | Eq | Ne | LogAnd | LogOr => CType::INT,
+        Shl | Shr => a.promoted(),
+        Add | Sub => {
+            let decay = |t: &CType| match t {
+                CType::Array(e, _) => Some((**e).clone().ptr_to()),
+                CType::Pointer(_) => Some(t.clone()),
+                _ => None,
+            };
+            match (decay(a), decay(b)) {
+                (Some(_), Some(_)) if op == Sub => CType::Int(match dm {
+                    DataModel::Ilp32 => IntKind::Int,
+                    DataModel::Lp64 => IntKind::Long,
+                }),
+                (Some(p), _) => p,
+                (None, Some(p)) => p,
+                (None, None) => usual_arithmetic(a, b, dm),
+            }
+        }
+        _ => usual_arithmetic(a, b, dm),
+    }
+}

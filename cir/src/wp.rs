@@ -1,1 +1,352 @@
-//! wp (placeholder; being written).
+//! Weakest preconditions over IR edges (issue 3 §1), with Morris's general axiom of assignment
+//! pruned by the points-to analysis of [`crate::pointsto`].
+//!
+//! J. M. Morris, "A general axiom of assignment" (Theoretical Foundations of Programming
+//! Methodology, 1982): for `lhs := rhs`, every location `l` the post-condition reads that may be
+//! the location assigned is replaced by `(&lhs == &l) ? rhs : l`. C2BP (Ball, Majumdar,
+//! Millstein, Rajamani, PLDI'01, §4) computes `WP(x := e, φ)` this way and prunes the case
+//! splits with a points-to analysis: an `l` that cannot alias `lhs` is left alone, and one that
+//! is syntactically `lhs` (and whose address the assignment does not change) is replaced
+//! outright.
+//!
+//! # Rules
+//! - The value assigned is `rhs` converted to the type of `lhs` (C's assignment conversion): a
+//!   [`ExprKind::Cast`] unless the types are equal; integer constants that fit every data model's
+//!   range of the target type are retyped instead (`x := 1` for `unsigned x` substitutes `1u`).
+//! - The address of a location read by φ is computed in the post-state, so its sub-expressions
+//!   (pointers, indices) are substituted first; the address of `lhs` is the pre-state one.
+//! - `&lhs == &l` is simplified structurally: `&p->f == &q->f` is `p == q`, `&a[i] == &a[j]` is
+//!   `i == j`, `&*p == &x` is `p == &x`.
+//! - Structure assignment `s := t`: a read of `s.f` (or through a pointer that may reach `s`)
+//!   becomes `t.f` (or the conditional).
+//! - When `lhs` may overlap a location of an incompatible type (a write through a `char *` into
+//!   an `int`, or into part of an aggregate read whole), the new value is not expressible: the
+//!   result is `None`, "unknown", and the caller makes the predicate nondeterministic.
+//!
+//! `WP(assume c, φ) = c ⇒ φ`, written `¬c ∨ φ` with `¬c` normalised ([`crate::pred::normalize`]).
+//! A havoc (and the result temporary of a call) makes every predicate that reads the location
+//! unknown (`None`): its WP is a universal quantification that the abstraction approximates by
+//! `*`.
+
+use crate::ir::{BinOp, Callee, EdgeKind, Expr, ExprKind, UnOp, VarId};
+use crate::pointsto::{Loc, PointsTo};
+use crate::pred::normalize;
+use crate::types::{CType, DataModel, IntKind};
+
+fn int_expr(kind: ExprKind) -> Expr {
+    Expr {
+        kind,
+        ty: CType::INT,
+    }
+}
+
+fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+    int_expr(ExprKind::Binary(op, Box::new(a), Box::new(b)))
+}
+
+/// `e` converted to `ty` as by assignment (C11 6.5.16.1): a cast unless the types are equal.
+pub fn convert(e: &Expr, ty: &CType) -> Expr {
+    if e.ty == *ty {
+        return e.clone();
+    }
+    if let (ExprKind::Const(v), CType::Int(k)) = (&e.kind, ty) {
+        if *k == IntKind::Bool {
+            return Expr::int(i128::from(*v != 0), ty.clone());
+        }
+        let (lo, hi) = k.range(DataModel::Ilp32);
+        if lo <= *v && *v <= hi {
+            return Expr::int(*v, ty.clone());
+        }
+    }
+    Expr {
+        kind: ExprKind::Cast(Box::new(e.clone())),
+        ty: ty.clone(),
+    }
+}
+
+/// The address of an lvalue: `p` for `*p`, `p + i` for `p[i]` through a pointer, else `&l`.
+pub fn address_of(l: &Expr) -> Expr {
+    match &l.kind {
+        ExprKind::Deref(p) => (**p).clone(),
+        ExprKind::Index(p, i) if matches!(p.ty, CType::Pointer(_)) => Expr {
+            kind: ExprKind::Binary(BinOp::Add, p.clone(), i.clone()),
+            ty: p.ty.clone(),
+        },
+        _ => Expr {
+            kind: ExprKind::AddrOf(Box::new(l.clone())),
+            ty: l.ty.clone().ptr_to(),
+        },
+    }
+}
+
+/// The condition `&a == &b`, simplified structurally (see the module documentation).
+pub fn addr_eq(a: &Expr, b: &Expr) -> Expr {
+    match (&a.kind, &b.kind) {
+        (ExprKind::Field(x, f), ExprKind::Field(y, g)) if f == g && x.ty == y.ty => addr_eq(x, y),
+        (ExprKind::Index(x, i), ExprKind::Index(y, j))
+            if matches!(x.ty, CType::Array(..)) && x.ty == y.ty =>
+        {
+            let idx = bin(BinOp::Eq, (**i).clone(), (**j).clone());
+            if x == y {
+                idx
+            } else {
+                bin(BinOp::LogAnd, addr_eq(x, y), idx)
+            }
+        }
+        _ => bin(BinOp::Eq, address_of(a), address_of(b)),
+    }
+}
+
+/// Whether a value stored as `b` reads back as `a` up to a conversion (same representation:
+/// equal types, signed/unsigned variants of one integer type, two pointer types).
+fn compatible(a: &CType, b: &CType) -> bool {
+    match (a, b) {
+        (CType::Int(x), CType::Int(y)) => {
+            x.rank() == y.rank() && (*x == IntKind::Bool) == (*y == IntKind::Bool)
+        }
+        (CType::Pointer(_), CType::Pointer(_)) => true,
+        _ => a == b,
+    }
+}
+
+fn is_aggregate(t: &CType) -> bool {
+    matches!(t, CType::Struct(_) | CType::Array(..))
+}
+
+struct Morris<'a> {
+    lhs: &'a Expr,
+    rhs: Expr,
+    pts: &'a PointsTo,
+    unknown: bool,
+}
+
+impl Morris<'_> {
+    /// The post-state value of `d`, as a pre-state expression.
+    fn value(&mut self, d: &Expr) -> Expr {
+        if d.is_lvalue() {
+            let dl = self.loc(d);
+            return self.rewrite(d, dl);
+        }
+        match &d.kind {
+            ExprKind::AddrOf(l) => Expr {
+                kind: ExprKind::AddrOf(Box::new(self.loc(l))),
+                ty: d.ty.clone(),
+            },
+            ExprKind::Unary(op, a) => Expr {
+                kind: ExprKind::Unary(*op, Box::new(self.value(a))),
+                ty: d.ty.clone(),
+            },
+            ExprKind::Binary(op, a, b) => Expr {
+                kind: ExprKind::Binary(*op, Box::new(self.value(a)), Box::new(self.value(b))),
+                ty: d.ty.clone(),
+            },
+            ExprKind::Cast(a) => Expr {
+                kind: ExprKind::Cast(Box::new(self.value(a))),
+                ty: d.ty.clone(),
+            },
+            ExprKind::Cond(c, a, b) => Expr {
+                kind: ExprKind::Cond(
+                    Box::new(self.value(c)),
+                    Box::new(self.value(a)),
+                    Box::new(self.value(b)),
+                ),
+                ty: d.ty.clone(),
+            },
+            _ => d.clone(),
+        }
+    }
+
+    /// The lvalue `d` with its address computed from post-state values.
+    fn loc(&mut self, d: &Expr) -> Expr {
+        let kind = match &d.kind {
+            ExprKind::Deref(p) => ExprKind::Deref(Box::new(self.value(p))),
+            ExprKind::Field(b, f) => ExprKind::Field(Box::new(self.loc(b)), f.clone()),
+            ExprKind::Index(a, i) => {
+                let a = if matches!(a.ty, CType::Array(..)) {
+                    self.loc(a)
+                } else {
+                    self.value(a)
+                };
+                ExprKind::Index(Box::new(a), Box::new(self.value(i)))
+            }
+            k => k.clone(),
+        };
+        Expr {
+            kind,
+            ty: d.ty.clone(),
+        }
+    }
+
+    /// Morris's case split for a read of the location `d` (`dl`: its post-state address form).
+    fn rewrite(&mut self, d: &Expr, dl: Expr) -> Expr {
+        if is_aggregate(&self.lhs.ty)
+            && let Some(v) = self.aggregate(d, &dl)
+        {
+            return v;
+        }
+        if !self.pts.may_alias(self.lhs, d) {
+            return dl;
+        }
+        if d == self.lhs && dl == *d {
+            return self.rhs.clone();
+        }
+        if is_aggregate(&d.ty) || is_aggregate(&self.lhs.ty) || !compatible(&d.ty, &self.lhs.ty) {
+            self.unknown = true;
+            return dl;
+        }
+        Expr {
+            kind: ExprKind::Cond(
+                Box::new(addr_eq(self.lhs, &dl)),
+                Box::new(convert(&self.rhs, &d.ty)),
+                Box::new(dl),
+            ),
+            ty: d.ty.clone(),
+        }
+    }
+
+    /// For an aggregate `lhs`: the value of `d` when some prefix of its access path (`.f`,
+    /// `[i]` of an array) has the type of `lhs` and may be it.
+    fn aggregate(&mut self, d: &Expr, dl: &Expr) -> Option<Expr> {
+        if d.ty == self.lhs.ty && self.pts.may_alias(self.lhs, d) {
+            if d == self.lhs && dl == d {
+                return Some(self.rhs.clone());
+            }
+            return Some(Expr {
+                kind: ExprKind::Cond(
+                    Box::new(addr_eq(self.lhs, dl)),
+                    Box::new(self.rhs.clone()),
+                    Box::new(dl.clone()),
+                ),
+                ty: d.ty.clone(),
+            });
+        }
+        match (&d.kind, &dl.kind) {
+            (ExprKind::Field(b, f), ExprKind::Field(bl, _)) => {
+                let v = self.aggregate(b, bl)?;
+                Some(select(
+                    v,
+                    &|x| ExprKind::Field(Box::new(x), f.clone()),
+                    &d.ty,
+                ))
+            }
+            (ExprKind::Index(a, _), ExprKind::Index(al, il))
+                if matches!(a.ty, CType::Array(..)) =>
+            {
+                let v = self.aggregate(a, al)?;
+                Some(select(
+                    v,
+                    &|x| ExprKind::Index(Box::new(x), il.clone()),
+                    &d.ty,
+                ))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Applies a selector to an aggregate value, pushing it into the branches of conditionals.
+fn select(v: Expr, sel: &dyn Fn(Expr) -> ExprKind, ty: &CType) -> Expr {
+    match v.kind {
+        ExprKind::Cond(c, a, b) => Expr {
+            kind: ExprKind::Cond(
+                c,
+                Box::new(select(*a, sel, ty)),
+                Box::new(select(*b, sel, ty)),
+            ),
+            ty: ty.clone(),
+        },
+        kind => Expr {
+            kind: sel(Expr { kind, ty: v.ty }),
+            ty: ty.clone(),
+        },
+    }
+}
+
+/// `WP(lhs := rhs, φ)` by Morris's axiom, pruned by points-to; `None` when the new value of φ
+/// is not expressible (the assignment may partially overwrite a location φ reads).
+pub fn wp_assign(lhs: &Expr, rhs: &Expr, phi: &Expr, pts: &PointsTo) -> Option<Expr> {
+    let mut m = Morris {
+        lhs,
+        rhs: convert(rhs, &lhs.ty),
+        pts,
+        unknown: false,
+    };
+    let r = m.value(phi);
+    (!m.unknown).then_some(r)
+}
+
+/// `WP(assume c, φ) = ¬c ∨ φ` (`¬c` normalised).
+pub fn wp_assume(c: &Expr, phi: &Expr) -> Expr {
+    let not_c = normalize(int_expr(ExprKind::Unary(UnOp::LogNot, Box::new(c.clone()))));
+    bin(BinOp::LogOr, not_c, phi.clone())
+}
+
+/// Whether φ reads a location (including those in address computations) that may alias `lv`.
+pub fn reads_alias(phi: &Expr, lv: &Expr, pts: &PointsTo) -> bool {
+    let mut hit = false;
+    phi.walk(&mut |x| hit |= x.is_lvalue() && pts.may_alias(lv, x));
+    hit
+}
+
+/// `WP(lhs := *, φ)`: φ itself when the havoc cannot touch what φ reads, else `None`.
+pub fn wp_havoc(lhs: &Expr, phi: &Expr, pts: &PointsTo) -> Option<Expr> {
+    (!reads_alias(phi, lhs, pts)).then(|| phi.clone())
+}
+
+/// Whether φ mentions the variable.
+fn mentions_var(phi: &Expr, v: VarId) -> bool {
+    let mut hit = false;
+    phi.walk(&mut |x| hit |= x.kind == ExprKind::Var(v));
+    hit
+}
+
+/// `WP(edge, φ)` for the intraprocedural effect of an edge (`None`: unknown). For a call only
+/// the result temporary is considered (the callee's effects are the caller's business, through
+/// C2BP's procedure signatures); `return`, `error`, `halt` and `skip` leave φ unchanged.
+pub fn wp_edge(kind: &EdgeKind, phi: &Expr, pts: &PointsTo) -> Option<Expr> {
+    match kind {
+        EdgeKind::Assign { lhs, rhs } => wp_assign(lhs, rhs, phi, pts),
+        EdgeKind::Havoc { lhs, .. } => wp_havoc(lhs, phi, pts),
+        EdgeKind::Assume(c) => Some(wp_assume(c, phi)),
+        EdgeKind::Call { ret, .. } => match ret {
+            Some(r) if mentions_var(phi, *r) => None,
+            _ => Some(phi.clone()),
+        },
+        EdgeKind::Return(_) | EdgeKind::Error { .. } | EdgeKind::Halt { .. } | EdgeKind::Skip => {
+            Some(phi.clone())
+        }
+    }
+}
+
+/// Whether the edge may change the value of φ: an assignment or havoc whose WP differs from φ
+/// syntactically, or a call that assigns a variable φ mentions or may modify what φ reads (any
+/// global storage or location whose address is taken, unless the callee is a nondet
+/// intrinsic). Assumes never change φ.
+pub fn changes(kind: &EdgeKind, phi: &Expr, pts: &PointsTo, prog: &crate::ir::Program) -> bool {
+    match kind {
+        EdgeKind::Assign { .. } | EdgeKind::Havoc { .. } => {
+            wp_edge(kind, phi, pts).as_ref() != Some(phi)
+        }
+        EdgeKind::Call { ret, callee, .. } => {
+            if ret.is_some_and(|r| mentions_var(phi, r)) {
+                return true;
+            }
+            if matches!(callee, Callee::Nondet(_)) {
+                return false;
+            }
+            let mut hit = false;
+            phi.walk(&mut |x| {
+                hit |= match &x.kind {
+                    ExprKind::Var(v) => {
+                        prog.var(*v).is_global() || pts.is_address_taken(&Loc::Var(*v))
+                    }
+                    ExprKind::Deref(_) => true,
+                    ExprKind::Index(a, _) => !matches!(a.ty, CType::Array(..)),
+                    _ => false,
+                }
+            });
+            hit
+        }
+        _ => false,
+    }
+}

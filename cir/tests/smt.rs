@@ -1,0 +1,685 @@
+//! The Z3 encoding of C semantics (`cir::smt`, issue 3 §1): conversions, wrap-around, C
+//! division, ranges per data model, bit-vector mode, the logical memory model, the cache (never
+//! caching `unknown`) and determinism.
+
+use cir::DataModel;
+use cir::ir::{BinOp, EdgeKind, Expr, ExprKind, Program, UnOp};
+use cir::smt::{Answer, Prover, SatAnswer, Semantics};
+use cir::types::{CType, IntKind, usual_arithmetic};
+
+const SRC: &str = r#"
+struct S { int f; int g; };
+int x, y, z;
+unsigned u, v;
+char c;
+unsigned char uc;
+long l;
+int *p, *q;
+struct S s, *ps;
+int a[10];
+void reach_error(void);
+int main(void) {
+  if (x + 1 > x) reach_error();
+  return 0;
+}
+"#;
+
+fn load(src: &str, dm: DataModel, tag: &str) -> Program {
+    let dir = std::env::temp_dir().join(format!("cir-smt-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(format!("{tag}.c"));
+    std::fs::write(&path, src).expect("write temp C file");
+    let opts = cir::LowerOptions {
+        data_model: dm,
+        ..Default::default()
+    };
+    cir::load_file(&path, &opts).expect("test program lowers")
+}
+
+fn ilp32() -> Program {
+    load(SRC, DataModel::Ilp32, "ilp32")
+}
+
+const INT: Semantics = Semantics {
+    data_model: DataModel::Ilp32,
+    bitvector: false,
+};
+const BV: Semantics = Semantics {
+    data_model: DataModel::Ilp32,
+    bitvector: true,
+};
+
+fn ty(k: IntKind) -> CType {
+    CType::Int(k)
+}
+
+fn var(p: &Program, name: &str) -> Expr {
+    let (i, info) = p
+        .vars
+        .iter()
+        .enumerate()
+        .find(|(_, v)| v.name == name)
+        .unwrap_or_else(|| panic!("no variable {name}"));
+    Expr {
+        kind: ExprKind::Var(cir::ir::VarId(i as u32)),
+        ty: info.ty.clone(),
+    }
+}
+
+fn k(v: i128) -> Expr {
+    Expr::int(v, CType::INT)
+}
+
+fn ku(v: i128) -> Expr {
+    Expr::int(v, ty(IntKind::UInt))
+}
+
+/// A binary node with the type C gives it.
+fn bin(p: &Program, op: BinOp, a: Expr, b: Expr) -> Expr {
+    let t = if op.is_comparison() || matches!(op, BinOp::LogAnd | BinOp::LogOr) {
+        CType::INT
+    } else if matches!(op, BinOp::Shl | BinOp::Shr) {
+        a.ty.promoted()
+    } else if matches!(a.ty, CType::Pointer(_)) {
+        a.ty.clone()
+    } else {
+        usual_arithmetic(&a.ty, &b.ty, p.data_model)
+    };
+    Expr {
+        kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+        ty: t,
+    }
+}
+
+fn un(op: UnOp, a: Expr) -> Expr {
+    let t = if op == UnOp::LogNot {
+        CType::INT
+    } else {
+        a.ty.promoted()
+    };
+    Expr {
+        kind: ExprKind::Unary(op, Box::new(a)),
+        ty: t,
+    }
+}
+
+fn cast(t: CType, a: Expr) -> Expr {
+    Expr {
+        kind: ExprKind::Cast(Box::new(a)),
+        ty: t,
+    }
+}
+
+fn addr(a: Expr) -> Expr {
+    let t = a.ty.clone().ptr_to();
+    Expr {
+        kind: ExprKind::AddrOf(Box::new(a)),
+        ty: t,
+    }
+}
+
+fn deref(a: Expr) -> Expr {
+    let t = a.ty.pointee().expect("pointer").clone();
+    Expr {
+        kind: ExprKind::Deref(Box::new(a)),
+        ty: t,
+    }
+}
+
+fn field(b: Expr, f: &str) -> Expr {
+    Expr {
+        kind: ExprKind::Field(Box::new(b), f.into()),
+        ty: CType::INT,
+    }
+}
+
+fn cond(c: Expr, a: Expr, b: Expr) -> Expr {
+    let t = a.ty.clone();
+    Expr {
+        kind: ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
+        ty: t,
+    }
+}
+
+fn eq(p: &Program, a: Expr, b: Expr) -> Expr {
+    bin(p, BinOp::Eq, a, b)
+}
+
+fn valid(p: &Program, sem: Semantics, assumptions: &[Expr], goal: &Expr) -> Answer {
+    Prover::new(p, sem).is_valid(assumptions, goal)
+}
+
+#[test]
+fn minus_one_is_not_below_one_unsigned() {
+    let p = ilp32();
+    let lt = bin(&p, BinOp::Lt, k(-1), ku(1));
+    let lt_int = bin(&p, BinOp::Lt, k(-1), k(1));
+    for sem in [INT, BV] {
+        assert_eq!(valid(&p, sem, &[], &lt), Answer::NotValid, "{sem}");
+        assert_eq!(
+            valid(&p, sem, &[], &un(UnOp::LogNot, lt.clone())),
+            Answer::Valid
+        );
+        assert_eq!(valid(&p, sem, &[], &lt_int), Answer::Valid, "{sem}");
+        // -1 converted to unsigned is UINT_MAX.
+        let conv = eq(&p, cast(ty(IntKind::UInt), k(-1)), ku(4294967295));
+        assert_eq!(valid(&p, sem, &[], &conv), Answer::Valid, "{sem}");
+    }
+}
+
+#[test]
+fn signed_increment_is_mathematical_unsigned_wraps() {
+    let p = ilp32();
+    let gx = bin(
+        &p,
+        BinOp::Gt,
+        bin(&p, BinOp::Add, var(&p, "x"), k(1)),
+        var(&p, "x"),
+    );
+    let gu = bin(
+        &p,
+        BinOp::Gt,
+        bin(&p, BinOp::Add, var(&p, "u"), ku(1)),
+        var(&p, "u"),
+    );
+    assert_eq!(valid(&p, INT, &[], &gx), Answer::Valid);
+    assert_eq!(valid(&p, INT, &[], &gu), Answer::NotValid);
+    assert_eq!(valid(&p, BV, &[], &gu), Answer::NotValid);
+    // Bit-vector mode wraps signed overflow too (two's complement, as gcc does).
+    assert_eq!(valid(&p, BV, &[], &gx), Answer::NotValid);
+    // unsigned: 0 - 1 == UINT_MAX
+    let u0 = eq(&p, var(&p, "u"), ku(0));
+    let wrap = eq(&p, bin(&p, BinOp::Sub, var(&p, "u"), ku(1)), ku(4294967295));
+    for sem in [INT, BV] {
+        assert_eq!(
+            valid(&p, sem, std::slice::from_ref(&u0), &wrap),
+            Answer::Valid,
+            "{sem}"
+        );
+    }
+}
+
+#[test]
+fn the_lowered_condition_is_encoded() {
+    let p = ilp32();
+    let main = p.function("main").expect("main");
+    let conds: Vec<&Expr> = main
+        .edges
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EdgeKind::Assume(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(conds.len(), 2, "both sides of the if");
+    let prover = Prover::new(&p, INT);
+    let answers: Vec<Answer> = conds.iter().map(|c| prover.is_valid(&[], c)).collect();
+    assert!(answers.contains(&Answer::Valid), "x + 1 > x: {answers:?}");
+    assert!(answers.contains(&Answer::NotValid), "its negation");
+}
+
+#[test]
+fn conversions_to_narrow_types() {
+    let p = ilp32();
+    let uc300 = eq(&p, cast(ty(IntKind::UChar), k(300)), k(44));
+    let sc200 = eq(&p, cast(ty(IntKind::SChar), k(200)), k(-56));
+    let b5 = eq(&p, cast(ty(IntKind::Bool), k(5)), k(1));
+    let b0 = eq(&p, cast(ty(IntKind::Bool), k(0)), k(0));
+    // a non-constant: (unsigned char)(x) for x == 300
+    let x300 = eq(&p, var(&p, "x"), k(300));
+    let ucx = eq(&p, cast(ty(IntKind::UChar), var(&p, "x")), k(44));
+    let scneg = eq(&p, cast(ty(IntKind::Short), var(&p, "u")), k(-1));
+    let umax = eq(&p, var(&p, "u"), ku(4294967295));
+    for sem in [INT, BV] {
+        for g in [&uc300, &sc200, &b5, &b0] {
+            assert_eq!(
+                valid(&p, sem, &[], g),
+                Answer::Valid,
+                "{sem}: {}",
+                p.show_expr(g)
+            );
+        }
+        assert_eq!(
+            valid(&p, sem, std::slice::from_ref(&x300), &ucx),
+            Answer::Valid,
+            "{sem}"
+        );
+        assert_eq!(
+            valid(&p, sem, std::slice::from_ref(&umax), &scneg),
+            Answer::Valid,
+            "{sem}"
+        );
+    }
+}
+
+#[test]
+fn division_truncates_toward_zero() {
+    let p = ilp32();
+    let cases = [
+        (BinOp::Div, 7, -2, -3),
+        (BinOp::Rem, 7, -2, 1),
+        (BinOp::Div, -7, 2, -3),
+        (BinOp::Rem, -7, 2, -1),
+        (BinOp::Div, -7, -2, 3),
+        (BinOp::Rem, -7, -2, -1),
+        (BinOp::Div, 7, 2, 3),
+    ];
+    for sem in [INT, BV] {
+        for (op, a, b, r) in cases {
+            // constants
+            let g = eq(&p, bin(&p, op, k(a), un(UnOp::Neg, k(-b))), k(r));
+            assert_eq!(
+                valid(&p, sem, &[], &g),
+                Answer::Valid,
+                "{sem}: {}",
+                p.show_expr(&g)
+            );
+            // variables (the general encoding with a division-by-zero guard)
+            let hyps = [eq(&p, var(&p, "x"), k(a)), eq(&p, var(&p, "y"), k(b))];
+            let g = eq(&p, bin(&p, op, var(&p, "x"), var(&p, "y")), k(r));
+            assert_eq!(
+                valid(&p, sem, &hyps, &g),
+                Answer::Valid,
+                "{sem}: {a} {op:?} {b}"
+            );
+        }
+        // unsigned division: -7 / 2u is (UINT_MAX - 6) / 2
+        let g = eq(&p, bin(&p, BinOp::Div, k(-7), ku(2)), ku(2147483644));
+        assert_eq!(valid(&p, sem, &[], &g), Answer::Valid, "{sem}");
+    }
+}
+
+#[test]
+fn division_by_zero_is_unconstrained_but_functional() {
+    let p = ilp32();
+    let d = bin(&p, BinOp::Div, var(&p, "x"), var(&p, "y"));
+    let y0 = eq(&p, var(&p, "y"), k(0));
+    for sem in [INT, BV] {
+        assert_eq!(
+            valid(&p, sem, std::slice::from_ref(&y0), &eq(&p, d.clone(), k(5))),
+            Answer::NotValid
+        );
+        assert_eq!(
+            valid(&p, sem, std::slice::from_ref(&y0), &eq(&p, d.clone(), k(0))),
+            Answer::NotValid
+        );
+        assert_eq!(
+            valid(&p, sem, &[], &eq(&p, d.clone(), d.clone())),
+            Answer::Valid
+        );
+    }
+}
+
+#[test]
+fn bitvector_mode_decides_parity() {
+    let p = ilp32();
+    let x = var(&p, "x");
+    let x1 = bin(&p, BinOp::BitAnd, x.clone(), k(1));
+    let parity = bin(
+        &p,
+        BinOp::LogOr,
+        eq(&p, x1.clone(), k(0)),
+        eq(&p, x1.clone(), k(1)),
+    );
+    let even = eq(
+        &p,
+        bin(
+            &p,
+            BinOp::BitAnd,
+            bin(&p, BinOp::Mul, x.clone(), k(2)),
+            k(1),
+        ),
+        k(0),
+    );
+    assert_eq!(valid(&p, BV, &[], &parity), Answer::Valid);
+    assert_eq!(valid(&p, BV, &[], &even), Answer::Valid);
+    // Int mode: a mask 2^k - 1 is precise too (x & 1 == x mod 2).
+    assert_eq!(valid(&p, INT, &[], &parity), Answer::Valid);
+    assert_eq!(valid(&p, INT, &[], &even), Answer::Valid);
+    // ... but `|` of non-constants is an uninterpreted function in Int mode (sound, imprecise).
+    let y = var(&p, "y");
+    let or_ge = bin(
+        &p,
+        BinOp::Ge,
+        bin(&p, BinOp::BitOr, var(&p, "u"), var(&p, "v")),
+        var(&p, "u"),
+    );
+    assert_eq!(valid(&p, BV, &[], &or_ge), Answer::Valid);
+    assert_eq!(valid(&p, INT, &[], &or_ge), Answer::NotValid);
+    // Still functional: the same x & y twice is the same value.
+    let and = bin(&p, BinOp::BitAnd, x.clone(), y.clone());
+    assert_eq!(
+        valid(&p, INT, &[], &eq(&p, and.clone(), and)),
+        Answer::Valid
+    );
+    // The result of an imprecise operator stays in its type's range.
+    let in_range = bin(
+        &p,
+        BinOp::Le,
+        bin(&p, BinOp::BitXor, var(&p, "c"), var(&p, "c")),
+        k(2147483647),
+    );
+    assert_eq!(valid(&p, INT, &[], &in_range), Answer::Valid);
+}
+
+#[test]
+fn bitwise_not_and_shifts() {
+    let p = ilp32();
+    let x = var(&p, "x");
+    let notx = eq(
+        &p,
+        un(UnOp::BitNot, x.clone()),
+        bin(&p, BinOp::Sub, un(UnOp::Neg, x.clone()), k(1)),
+    );
+    let not0u = eq(&p, un(UnOp::BitNot, ku(0)), ku(4294967295));
+    let shr = eq(&p, bin(&p, BinOp::Shr, k(-3), k(1)), k(-2));
+    let shl_u = eq(&p, bin(&p, BinOp::Shl, ku(0x8000_0001), k(1)), ku(2));
+    let shl_x = eq(
+        &p,
+        bin(&p, BinOp::Shl, x.clone(), k(3)),
+        bin(&p, BinOp::Mul, x.clone(), k(8)),
+    );
+    for sem in [INT, BV] {
+        for g in [&notx, &not0u, &shr, &shl_u, &shl_x] {
+            assert_eq!(
+                valid(&p, sem, &[], g),
+                Answer::Valid,
+                "{sem}: {}",
+                p.show_expr(g)
+            );
+        }
+    }
+    // Shift by a variable amount: precise in bit-vector mode only.
+    let y = var(&p, "y");
+    let h = eq(&p, y.clone(), k(2));
+    let g = eq(&p, bin(&p, BinOp::Shl, ku(1), y.clone()), ku(4));
+    assert_eq!(valid(&p, BV, std::slice::from_ref(&h), &g), Answer::Valid);
+    assert_eq!(valid(&p, INT, &[h], &g), Answer::NotValid);
+}
+
+#[test]
+fn comparisons_have_int_values() {
+    let p = ilp32();
+    let (x, y) = (var(&p, "x"), var(&p, "y"));
+    let v = bin(
+        &p,
+        BinOp::Add,
+        bin(&p, BinOp::Lt, x.clone(), y.clone()),
+        k(1),
+    );
+    let g = bin(
+        &p,
+        BinOp::LogAnd,
+        bin(&p, BinOp::Ge, v.clone(), k(1)),
+        bin(&p, BinOp::Le, v.clone(), k(2)),
+    );
+    let notx = eq(&p, un(UnOp::LogNot, x.clone()), eq(&p, x.clone(), k(0)));
+    for sem in [INT, BV] {
+        assert_eq!(valid(&p, sem, &[], &g), Answer::Valid);
+        assert_eq!(valid(&p, sem, &[], &notx), Answer::Valid);
+        let lt = bin(&p, BinOp::Lt, x.clone(), y.clone());
+        assert_eq!(
+            valid(&p, sem, std::slice::from_ref(&lt), &eq(&p, v.clone(), k(2))),
+            Answer::Valid
+        );
+    }
+}
+
+#[test]
+fn ranges_follow_the_data_model() {
+    let p = ilp32();
+    let lp = load(SRC, DataModel::Lp64, "lp64");
+    let c128 = bin(&p, BinOp::Lt, var(&p, "c"), k(128));
+    let cneg = bin(&p, BinOp::Ge, var(&p, "c"), k(-128));
+    let uc = bin(&p, BinOp::Le, var(&p, "uc"), k(255));
+    let lmax = |p: &Program| {
+        bin(
+            p,
+            BinOp::Le,
+            var(p, "l"),
+            Expr::int(2147483647, ty(IntKind::Long)),
+        )
+    };
+    let lp_int = Semantics {
+        data_model: DataModel::Lp64,
+        bitvector: false,
+    };
+    let lp_bv = Semantics {
+        data_model: DataModel::Lp64,
+        bitvector: true,
+    };
+    for sem in [INT, BV] {
+        for g in [&c128, &cneg, &uc] {
+            assert_eq!(
+                valid(&p, sem, &[], g),
+                Answer::Valid,
+                "{sem}: {}",
+                p.show_expr(g)
+            );
+        }
+        assert_eq!(valid(&p, sem, &[], &lmax(&p)), Answer::Valid, "{sem}");
+    }
+    assert_eq!(valid(&lp, lp_int, &[], &lmax(&lp)), Answer::NotValid);
+    assert_eq!(valid(&lp, lp_bv, &[], &lmax(&lp)), Answer::NotValid);
+    // c < 127 is not valid: 127 is a char.
+    let c127 = bin(&p, BinOp::Lt, var(&p, "c"), k(127));
+    assert_eq!(valid(&p, INT, &[], &c127), Answer::NotValid);
+}
+
+#[test]
+fn pointers_in_the_logical_memory_model() {
+    let p = ilp32();
+    let (pp, qp, x, y) = (var(&p, "p"), var(&p, "q"), var(&p, "x"), var(&p, "y"));
+    let p_is_x = eq(&p, pp.clone(), addr(x.clone()));
+    let null = Expr::int(0, CType::INT.ptr_to());
+    for sem in [INT, BV] {
+        // p == &x implies *p == x
+        assert_eq!(
+            valid(
+                &p,
+                sem,
+                std::slice::from_ref(&p_is_x),
+                &eq(&p, deref(pp.clone()), x.clone())
+            ),
+            Answer::Valid
+        );
+        // p == q implies *p == *q
+        let pq = eq(&p, pp.clone(), qp.clone());
+        assert_eq!(
+            valid(
+                &p,
+                sem,
+                &[pq],
+                &eq(&p, deref(pp.clone()), deref(qp.clone()))
+            ),
+            Answer::Valid
+        );
+        // distinct, non-null addresses
+        let ne = bin(&p, BinOp::Ne, addr(x.clone()), addr(y.clone()));
+        assert_eq!(valid(&p, sem, &[], &ne), Answer::Valid);
+        let nn = bin(&p, BinOp::Ne, addr(x.clone()), null.clone());
+        assert_eq!(valid(&p, sem, &[], &nn), Answer::Valid);
+        // nothing more: *p == x is not valid alone
+        assert_eq!(
+            valid(&p, sem, &[], &eq(&p, deref(pp.clone()), x.clone())),
+            Answer::NotValid
+        );
+        // Morris: after *p = 5, x is (p == &x) ? 5 : x
+        let wp = cond(p_is_x.clone(), k(5), x.clone());
+        assert_eq!(
+            valid(&p, sem, std::slice::from_ref(&p_is_x), &eq(&p, wp, k(5))),
+            Answer::Valid
+        );
+        // p == &x implies p != &y
+        let g = bin(&p, BinOp::Ne, pp.clone(), addr(y.clone()));
+        assert_eq!(
+            valid(&p, sem, std::slice::from_ref(&p_is_x), &g),
+            Answer::Valid
+        );
+        // ps == &s implies ps->f == s.f; s.f and s.g are unrelated
+        let (ps, s) = (var(&p, "ps"), var(&p, "s"));
+        let h = eq(&p, ps.clone(), addr(s.clone()));
+        let g = eq(&p, field(deref(ps.clone()), "f"), field(s.clone(), "f"));
+        assert_eq!(valid(&p, sem, &[h], &g), Answer::Valid, "{sem}");
+        let g = eq(&p, field(s.clone(), "g"), field(s.clone(), "f"));
+        assert_eq!(valid(&p, sem, &[], &g), Answer::NotValid, "{sem}");
+        // a[i] with i == 3 is a[3]; p == a implies p[0] == *p == a[0]
+        let arr = var(&p, "a");
+        let idx = |e: Expr, i: Expr| Expr {
+            kind: ExprKind::Index(Box::new(e), Box::new(i)),
+            ty: CType::INT,
+        };
+        let h = eq(&p, var(&p, "z"), k(3));
+        let g = eq(&p, idx(arr.clone(), var(&p, "z")), idx(arr.clone(), k(3)));
+        assert_eq!(valid(&p, sem, &[h], &g), Answer::Valid, "{sem}");
+        let h = eq(&p, pp.clone(), arr.clone());
+        let g = eq(&p, deref(pp.clone()), idx(arr.clone(), k(0)));
+        assert_eq!(valid(&p, sem, &[h], &g), Answer::Valid, "{sem}");
+    }
+}
+
+#[test]
+fn satisfiability() {
+    let p = ilp32();
+    let x = var(&p, "x");
+    let prover = Prover::new(&p, INT);
+    let pos = bin(&p, BinOp::Gt, x.clone(), k(0));
+    let neg = bin(&p, BinOp::Lt, x.clone(), k(0));
+    assert_eq!(prover.is_satisfiable(&[pos.clone(), neg]), SatAnswer::Unsat);
+    assert_eq!(
+        prover.is_satisfiable(std::slice::from_ref(&pos)),
+        SatAnswer::Sat
+    );
+    assert_eq!(prover.is_satisfiable(&[]), SatAnswer::Sat);
+    // a range alone makes a formula unsatisfiable: unsigned u < 0
+    let u = bin(&p, BinOp::Lt, var(&p, "u"), ku(0));
+    assert_eq!(prover.is_satisfiable(&[u]), SatAnswer::Unsat);
+}
+
+#[test]
+fn cache_hits_are_counted_and_normalised() {
+    let p = ilp32();
+    let prover = Prover::new(&p, INT);
+    let a = bin(&p, BinOp::Lt, var(&p, "x"), var(&p, "y"));
+    let b = bin(&p, BinOp::Lt, var(&p, "y"), var(&p, "z"));
+    let g = bin(&p, BinOp::Lt, var(&p, "x"), var(&p, "z"));
+    assert_eq!(prover.is_valid(&[a.clone(), b.clone()], &g), Answer::Valid);
+    // same query, assumptions permuted and duplicated: a cache hit
+    assert_eq!(
+        prover.is_valid(&[b.clone(), a.clone(), b.clone()], &g),
+        Answer::Valid
+    );
+    // a different goal: not a hit
+    assert_eq!(
+        prover.is_valid(std::slice::from_ref(&a), &g),
+        Answer::NotValid
+    );
+    let st = prover.stats();
+    assert_eq!(
+        (st.queries, st.cache_hits, st.solver_calls, st.unknowns),
+        (3, 1, 2, 0)
+    );
+    assert_eq!(prover.cache_len(), 2);
+    // validity and satisfiability keys differ
+    assert_ne!(
+        prover.query_key(std::slice::from_ref(&a), Some(&g)),
+        prover.query_key(&[a.clone(), g.clone()], None)
+    );
+    // the semantics is part of the key
+    assert_ne!(
+        prover.query_key(std::slice::from_ref(&a), Some(&g)),
+        Prover::new(&p, BV).query_key(std::slice::from_ref(&a), Some(&g))
+    );
+    assert!(st.to_string().contains("cache hits 1"));
+}
+
+/// A query Z3 cannot settle with a tiny resource limit: nonlinear integer arithmetic.
+fn hard_query(p: &Program) -> (Vec<Expr>, Expr) {
+    let (x, y, z) = (var(p, "x"), var(p, "y"), var(p, "z"));
+    let cube = |e: &Expr| {
+        bin(
+            p,
+            BinOp::Mul,
+            bin(p, BinOp::Mul, e.clone(), e.clone()),
+            e.clone(),
+        )
+    };
+    let hyps = vec![
+        bin(p, BinOp::Gt, x.clone(), k(1)),
+        bin(p, BinOp::Gt, y.clone(), k(1)),
+        bin(p, BinOp::Gt, z.clone(), k(1)),
+    ];
+    let goal = bin(
+        p,
+        BinOp::Ne,
+        bin(p, BinOp::Add, cube(&x), cube(&y)),
+        cube(&z),
+    );
+    (hyps, goal)
+}
+
+#[test]
+fn unknown_is_never_cached() {
+    let p = ilp32();
+    let prover = Prover::new(&p, INT).with_rlimit(1);
+    let (hyps, goal) = hard_query(&p);
+    assert_eq!(prover.is_valid(&hyps, &goal), Answer::Unknown);
+    assert_eq!(prover.is_valid(&hyps, &goal), Answer::Unknown);
+    let st = prover.stats();
+    assert_eq!(
+        (st.queries, st.cache_hits, st.solver_calls, st.unknowns),
+        (2, 0, 2, 2)
+    );
+    assert_eq!(prover.cache_len(), 0);
+    assert!(!Answer::Unknown.is_valid());
+    assert!(SatAnswer::Unknown.maybe_sat());
+}
+
+#[test]
+fn answers_are_deterministic_across_provers_and_threads() {
+    let p = ilp32();
+    let (hyps, goal) = hard_query(&p);
+    let easy = bin(
+        &p,
+        BinOp::Gt,
+        bin(&p, BinOp::Add, var(&p, "x"), k(1)),
+        var(&p, "x"),
+    );
+    for rlimit in [1, 20_000, 200_000] {
+        let first = Prover::new(&p, INT)
+            .with_rlimit(rlimit)
+            .is_valid(&hyps, &goal);
+        let answers: Vec<Answer> = std::thread::scope(|sc| {
+            let hs: Vec<_> = (0..2)
+                .map(|_| {
+                    sc.spawn(|| {
+                        let pr = Prover::new(&p, INT).with_rlimit(rlimit);
+                        // warm the thread's Z3 state with another query first
+                        pr.is_valid(&[], &easy);
+                        pr.is_valid(&hyps, &goal)
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().expect("thread")).collect()
+        });
+        assert!(
+            answers.iter().all(|a| *a == first),
+            "rlimit {rlimit}: {first:?} vs {answers:?}"
+        );
+    }
+}
+
+#[test]
+fn a_prover_is_shared_between_threads() {
+    let p = ilp32();
+    let prover = Prover::new(&p, BV);
+    let g = eq(&p, cast(ty(IntKind::UChar), k(300)), k(44));
+    std::thread::scope(|sc| {
+        for _ in 0..2 {
+            sc.spawn(|| assert_eq!(prover.is_valid(&[], &g), Answer::Valid));
+        }
+    });
+    let st = prover.stats();
+    assert_eq!(st.queries, 2);
+    assert_eq!(st.cache_hits + st.solver_calls, 2);
+}
