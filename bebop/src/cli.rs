@@ -162,6 +162,7 @@ fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         program_name: file.clone(),
         source: Some(src.clone()),
         self_check: false,
+        trace_budget: None,
     };
     let outcome = match verify(&prog, &opts) {
         Ok(o) => o,

@@ -14,7 +14,8 @@
 //! - [`order`]: the static order of the globals in the BDDs (FORCE heuristic);
 //! - [`lower`]: AST → control-flow graph with per-statement transfer relations;
 //! - [`engine`]: path edges, summaries and the prioritised worklist;
-//! - [`trace`]: the shortest fully expanded trace, level by level (and the JSON schema);
+//! - [`trace`]: the shortest fully expanded trace, level by level (and the JSON schema), with
+//!   a work budget past which `trace_stamps` walks back over the engine's stamps instead;
 //! - [`replay`]: the self-check replaying a trace against the transition relations;
 //! - [`report`]: text rendering; [`cli`]: the command line.
 //!
@@ -28,6 +29,7 @@ pub mod order;
 pub mod replay;
 pub mod report;
 pub mod trace;
+mod trace_stamps;
 pub mod vars;
 
 use bp_grammar::trace::Trace;
@@ -60,6 +62,10 @@ pub struct Options {
     /// Replay the trace against the transition relations before returning it (always done in
     /// debug builds).
     pub self_check: bool,
+    /// The work budget of the shortest-trace search (BDD nodes of the `(node, layer)` sets
+    /// expanded over the whole extraction); `None`: the default, [`trace::default_budget`].
+    /// Past it, a real but not necessarily shortest trace is extracted (see [`trace`]).
+    pub trace_budget: Option<u64>,
 }
 
 /// The answer.
@@ -113,6 +119,9 @@ pub struct Stats {
     pub reach_time: Duration,
     /// Time to extract (and check) the trace.
     pub trace_time: Duration,
+    /// Whether the trace (if any) is shortest in Bebop's sense: false when the shortest-trace
+    /// search exceeded its budget and the trace was extracted from the engine's stamps.
+    pub trace_shortest: bool,
     /// Total time.
     pub total_time: Duration,
 }
@@ -241,8 +250,10 @@ fn verify_here(prog: &Program, opts: &Options) -> Result<Outcome, BebopError> {
         elapsed_ms = (t2 - t1).as_secs_f64() * 1e3,
         "reachability done"
     );
+    let mut trace_shortest = true;
     let verdict = if tab.error.is_some() {
-        let tr = trace::extract(&model, &tab, &opts.program_name)?;
+        let (tr, shortest) = trace::extract(&model, &tab, &opts.program_name, opts.trace_budget)?;
+        trace_shortest = shortest;
         if opts.self_check || cfg!(debug_assertions) {
             replay::check_trace(&model, &tr)
                 .map_err(|e| BebopError::Internal(format!("trace self-check failed: {e}")))?;
@@ -267,6 +278,7 @@ fn verify_here(prog: &Program, opts: &Options) -> Result<Outcome, BebopError> {
         lower_time: t1 - t0,
         reach_time: t2 - t1,
         trace_time: t3 - t2,
+        trace_shortest,
         total_time: t0.elapsed(),
     };
     Ok(Outcome {

@@ -236,6 +236,15 @@ pub fn render_stats(s: &Stats) -> String {
     let _ = writeln!(out, "  worklist iterations:  {}", s.iterations);
     let _ = writeln!(
         out,
+        "  shortest trace:       {}",
+        if s.trace_shortest {
+            "yes (or no trace)"
+        } else {
+            "no (search budget exceeded)"
+        }
+    );
+    let _ = writeln!(
+        out,
         "  time:                 {:.3} ms (lowering {:.3} ms, reachability {:.3} ms, trace {:.3} ms)",
         ms(s.total_time),
         ms(s.lower_time),

@@ -30,6 +30,19 @@
 //! engine derived that exit state from such parts, so a path exists), and a failing level of
 //! rank `r` only enters failing calls of rank `< r`. The top level uses all summaries.
 //!
+//! # Work budget
+//!
+//! The layers of a level are disjoint per node, but a node may appear in many of them (on a
+//! long straight-line program with many `if`s, a node is first reached with different
+//! states at many different path lengths), so the search can cost quadratically more than the
+//! reachability analysis. The searches of one extraction therefore share a work budget (the
+//! total size of the `(node, layer)` sets expanded, [`default_budget`] or
+//! [`crate::Options::trace_budget`]). **The "shortest in Bebop's sense" guarantee above holds
+//! when the budget suffices.** Past it, extraction falls back to a walk backwards over the
+//! engine's worklist stamps (`trace_stamps.rs`): the trace is still a real execution,
+//! checked like any other, but not necessarily shortest; a warning is logged and
+//! [`crate::Stats::trace_shortest`] is false.
+//!
 //! # JSON form (`--trace-json FILE`)
 //!
 //! `serde_json` of [`bp_grammar::trace::Trace`] (field documentation in
@@ -58,6 +71,7 @@ use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, TargetWhat, Transfer};
 use crate::vars::{Slot, Ver, pick};
 use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable, op_function};
 use bp_grammar::trace::{Step, StepKind, TRACE_FORMAT, Target, Trace, Valuation};
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
@@ -101,9 +115,9 @@ pub struct Ctx {
 
 /// A concrete state of an exit node: the globals and the return slots.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct ExitState {
-    g: Vec<bool>,
-    r: Vec<bool>,
+pub(crate) struct ExitState {
+    pub(crate) g: Vec<bool>,
+    pub(crate) r: Vec<bool>,
 }
 
 /// A step before rendering.
@@ -223,6 +237,161 @@ impl Concrete<'_, '_> {
         rel.and(&self.part_cube(&unmod, w, Ver::Cur))
     }
 
+    /// Fixes the context of `p` (its `Entry` variables).
+    pub(crate) fn ctx_fix(&self, p: ProcId, ctx: &Ctx) -> Fix {
+        let m = self.m;
+        if !m.proc(p).tracks_entry {
+            return Vec::new();
+        }
+        let vm = &m.vars;
+        vm.globals()
+            .into_iter()
+            .zip(ctx.g.iter())
+            .chain(m.param_slots(p).into_iter().zip(ctx.p.iter()))
+            .map(|(s, b)| (vm.var(s, Ver::Entry), *b))
+            .collect()
+    }
+
+    /// Fixes some slots of a state in version `ver`.
+    pub(crate) fn state_fix(&self, slots: &[Slot], st: &PState, ver: Ver) -> Fix {
+        let vm = &self.m.vars;
+        slots
+            .iter()
+            .map(|s| (vm.var(*s, ver), st.get(*s)))
+            .collect()
+    }
+
+    /// Fixes an exit state (globals and return slots, in version `Cur`).
+    pub(crate) fn exit_fix(&self, x: &ExitState) -> Fix {
+        let vm = &self.m.vars;
+        vm.globals()
+            .into_iter()
+            .zip(x.g.iter())
+            .chain(self.m.ret_slots().into_iter().zip(x.r.iter()))
+            .map(|(s, b)| (vm.var(s, Ver::Cur), *b))
+            .collect()
+    }
+
+    /// For a call `c` that returns into caller state `w`: fixes the callee's exit states
+    /// compatible with `w` (the globals the call does not assign and the returned values).
+    pub(crate) fn return_fix(&self, c: &CallEdge, w: &PState) -> Fix {
+        let vm = &self.m.vars;
+        let targeted: Vec<Slot> = c.targets.iter().flatten().copied().collect();
+        let kept_globals: Vec<Slot> = vm
+            .globals()
+            .into_iter()
+            .filter(|s| !targeted.contains(s))
+            .collect();
+        let mut xfix = self.state_fix(&kept_globals, w, Ver::Cur);
+        for (j, tg) in c.targets.iter().enumerate() {
+            if let Some(s) = tg {
+                xfix.push((vm.var(Slot::Ret(j as u32), Ver::Cur), w.get(*s)));
+            }
+        }
+        xfix
+    }
+
+    /// For a call `c` of `p` (context `ctx`) that returns into `w` through exit states `x`
+    /// (restricted by [`Self::return_fix`]): the callee contexts of `x` (over `Next`), the
+    /// relation of the caller states at the call (over `Cur`) that enter such a context, and
+    /// the fix of the caller variables the call keeps (context and untouched frame slots).
+    pub(crate) fn return_join(
+        &self,
+        p: ProcId,
+        c: &CallEdge,
+        x: &Bdd,
+        ctx: &Ctx,
+        w: &PState,
+        globals_next_cur: &Bdd,
+    ) -> (Bdd, Bdd, Fix) {
+        let m = self.m;
+        let vm = &m.vars;
+        let q = c.callee;
+        let targeted: Vec<Slot> = c.targets.iter().flatten().copied().collect();
+        let mut cur_q = vm.vars(&vm.globals(), Ver::Cur);
+        cur_q.extend(vm.vars(&m.ret_slots(), Ver::Cur));
+        let ent = x.exists(&cur_q);
+        let qctx_slots = m.ctx_slots(q);
+        let ent_n = vm.rename(&ent, &qctx_slots, Ver::Entry, Ver::Next);
+        let frame_kept: Vec<Slot> = m
+            .frame_slots(p)
+            .into_iter()
+            .filter(|s| !targeted.contains(s))
+            .collect();
+        let ffix = self.state_fix(&frame_kept, w, Ver::Cur);
+        let mut pfix = self.ctx_fix(p, ctx);
+        pfix.extend(ffix.iter().copied());
+        let j = c
+            .arg_rel
+            .restrict(&ffix)
+            .and(globals_next_cur)
+            .and(&ent_n)
+            .exists(&vm.vars(&qctx_slots, Ver::Next));
+        (ent_n, j, pfix)
+    }
+
+    /// The caller state at call `c` read from `val` (a valuation of the relation of
+    /// [`Self::return_join`]; the rest as in `w`), and the callee context it enters (one of
+    /// `ent_n`).
+    pub(crate) fn return_caller(
+        &self,
+        p: ProcId,
+        c: &CallEdge,
+        ent_n: &Bdd,
+        val: &BddValuation,
+        w: &PState,
+    ) -> Result<(PState, Ctx), BebopError> {
+        let m = self.m;
+        let vm = &m.vars;
+        let globals = vm.globals();
+        let mut sigma = w.clone();
+        for s in globals.iter().chain(c.targets.iter().flatten()) {
+            sigma.set(*s, vm.value(val, *s, Ver::Cur));
+        }
+        let sfix = self.state_fix(&m.scope_slots(p), &sigma, Ver::Cur);
+        let gfix = self.state_fix(&globals, &sigma, Ver::Next);
+        let qc = c.arg_rel.restrict(&sfix).and(&ent_n.restrict(&gfix));
+        let val = pick(&qc).ok_or_else(|| internal("no callee context"))?;
+        let qctx = Ctx {
+            g: sigma.g.clone(),
+            p: m.param_slots(c.callee)
+                .iter()
+                .map(|s| vm.value(&val, *s, Ver::Next))
+                .collect(),
+        };
+        Ok((sigma, qctx))
+    }
+
+    /// The callee's exit state of call `c` returning into `w`, the values `w` does not
+    /// determine read from `val`.
+    pub(crate) fn return_exit(&self, c: &CallEdge, val: &BddValuation, w: &PState) -> ExitState {
+        let vm = &self.m.vars;
+        let targeted: Vec<Slot> = c.targets.iter().flatten().copied().collect();
+        ExitState {
+            g: vm
+                .globals()
+                .iter()
+                .map(|s| {
+                    if targeted.contains(s) {
+                        vm.value(val, *s, Ver::Cur)
+                    } else {
+                        w.get(*s)
+                    }
+                })
+                .collect(),
+            r: self
+                .m
+                .ret_slots()
+                .iter()
+                .enumerate()
+                .map(|(j, s)| match c.targets.get(j).copied().flatten() {
+                    Some(t) => w.get(t),
+                    None => vm.value(val, *s, Ver::Cur),
+                })
+                .collect(),
+        }
+    }
+
     /// Whether `w` is an initial state of `p` for context `ctx`.
     pub fn is_initial(&self, p: ProcId, ctx: &Ctx, w: &PState) -> bool {
         let pi = self.m.proc(p);
@@ -230,6 +399,92 @@ impl Concrete<'_, '_> {
             return true;
         }
         w.g == ctx.g && w.f[..pi.n_params as usize] == ctx.p[..]
+    }
+}
+
+/// The engine's worklist layers of each node (`Tabulation::layers`: the states added in each
+/// worklist iteration, by stamp), with Fenwick trees (built on first use) to query unions of
+/// the layers stamped before a bound.
+pub(crate) struct Stamps<'a> {
+    t: &'a Tabulation,
+    ff: Bdd,
+    /// Per node: entry `i` (1-based) is the union of the layers `(i - lowbit(i), i]`.
+    trees: RefCell<HashMap<NodeId, Rc<Vec<Bdd>>>>,
+}
+
+impl<'a> Stamps<'a> {
+    pub(crate) fn new(m: &Model, t: &'a Tabulation) -> Self {
+        Stamps {
+            t,
+            ff: m.vars.ff(),
+            trees: RefCell::new(HashMap::new()),
+        }
+    }
+
+    fn tree(&self, node: NodeId) -> Rc<Vec<Bdd>> {
+        let layers = &self.t.layers[node.ix()];
+        let mut trees = self.trees.borrow_mut();
+        Rc::clone(trees.entry(node).or_insert_with(|| {
+            let mut tree: Vec<Bdd> = layers.iter().map(|(_, b)| (**b).clone()).collect();
+            let n = tree.len();
+            for i in 1..=n {
+                let j = i + (i & i.wrapping_neg());
+                if j <= n {
+                    tree[j - 1] = tree[j - 1].or(&tree[i - 1]);
+                }
+            }
+            Rc::new(tree)
+        }))
+    }
+
+    /// `f` of the union of the layers of `node` stamped below `before` (`f` distributes over
+    /// unions).
+    pub(crate) fn prefix(&self, node: NodeId, before: Stamp, f: impl Fn(&Bdd) -> Bdd) -> Bdd {
+        let idx = self.t.layers[node.ix()].partition_point(|(k, _)| *k < before);
+        let tree = self.tree(node);
+        let mut acc = self.ff.clone();
+        let mut i = idx;
+        while i > 0 {
+            acc = acc.or(&f(&tree[i - 1]));
+            i -= i & i.wrapping_neg();
+        }
+        acc
+    }
+
+    /// The earliest layer of `node` stamped below `before` where `f` (which distributes over
+    /// unions) is not empty: its stamp and `f` of it.
+    pub(crate) fn earliest(
+        &self,
+        node: NodeId,
+        before: Stamp,
+        f: impl Fn(&Bdd) -> Bdd,
+    ) -> Option<(Stamp, Bdd)> {
+        let layers = &self.t.layers[node.ix()];
+        let n = layers.partition_point(|(k, _)| *k < before);
+        if n == 0 {
+            return None;
+        }
+        if n == 1 {
+            let r = f(&layers[0].1);
+            return (!r.is_false()).then(|| (layers[0].0, r));
+        }
+        // Fenwick descent for the largest `pos` whose prefix fails `f`. Since `f` distributes
+        // over unions and the prefix accumulated so far fails it, a block can be skipped
+        // exactly when `f` fails on the block alone.
+        let tree = self.tree(node);
+        let mut pos = 0usize;
+        let mut step = 1usize << (usize::BITS - 1 - n.leading_zeros());
+        while step > 0 {
+            if pos + step <= n && f(&tree[pos + step - 1]).is_false() {
+                pos += step;
+            }
+            step >>= 1;
+        }
+        if pos >= n {
+            return None;
+        }
+        let r = f(&layers[pos].1);
+        (!r.is_false()).then(|| (layers[pos].0, r))
     }
 }
 
@@ -279,11 +534,11 @@ struct LevelPath {
     items: Vec<Item>,
 }
 
-fn internal(msg: &str) -> BebopError {
+pub(crate) fn internal(msg: &str) -> BebopError {
     BebopError::Internal(format!("trace extraction: {msg}"))
 }
 
-type Fix = Vec<(BddVariable, bool)>;
+pub(crate) type Fix = Vec<(BddVariable, bool)>;
 
 /// The BFS layers of one level: layer `k` holds, per node, the states first reached in `k`
 /// steps (over the procedure's `Entry` and `Cur` variables).
@@ -302,9 +557,8 @@ struct Tracer<'a, 'm, 'p> {
     /// Summaries by procedure and stamp bound (`None`: complete), as stored (context in
     /// version `Entry`) and with the context in version `Next`.
     sums: HashMap<(ProcId, Option<Stamp>), Rc<Summary>>,
-    /// Fenwick trees of the layers of exit nodes (built on first use): entry `i` (1-based) is
-    /// the union of the layers `(i - lowbit(i), i]`.
-    fenwick: HashMap<NodeId, Vec<Bdd>>,
+    /// The engine's stamped layers (for the summary parts found before a stamp).
+    stamps: Stamps<'a>,
     /// Per procedure: the contexts (over `Entry`) from which an error is reachable inside it,
     /// by rank (the fewest nested calls needed to reach it): `(r, contexts of rank <= r)`,
     /// increasing.
@@ -313,23 +567,33 @@ struct Tracer<'a, 'm, 'p> {
     err_goals: HashMap<(ProcId, Option<u32>), Rc<Goals>>,
     /// `⋀ g@Next ↔ g@Cur` over the globals.
     globals_next_cur: Bdd,
+    /// The work of the searches so far: the total size (BDD nodes) of the `(node, layer)` sets
+    /// expanded.
+    work: Cell<u64>,
+    /// The bound on `work`.
+    budget: u64,
+    /// Whether a search stopped at the budget.
+    over_budget: Cell<bool>,
     /// Levels already searched, by procedure, context and goal (a call repeated in the trace
     /// is searched once).
     memo: HashMap<(ProcId, Ctx, Goal), Rc<LevelPath>>,
 }
 
 impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
-    fn new(m: &'m Model<'p>, t: &'a Tabulation) -> Self {
+    fn new(m: &'m Model<'p>, t: &'a Tabulation, budget: u64) -> Self {
         let ops = Ops::new(m);
         let mut tr = Tracer {
             c: Concrete { m },
             ops,
             t,
             sums: HashMap::new(),
-            fenwick: HashMap::new(),
+            stamps: Stamps::new(m, t),
             err_ctx: Vec::new(),
             err_goals: HashMap::new(),
             globals_next_cur: m.vars.identity(&m.vars.globals(), Ver::Next, Ver::Cur),
+            work: Cell::new(0),
+            budget,
+            over_budget: Cell::new(false),
             memo: HashMap::new(),
         };
         tr.err_ctx = tr.error_contexts();
@@ -452,7 +716,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
     /// The rank of context `ctx` of `p` (the least rank whose set holds it).
     fn rank_of(&self, p: ProcId, ctx: &Ctx) -> Result<u32, BebopError> {
         // The sets grow with the rank: binary search for the first one holding the context.
-        let fix = self.ctx_fix(p, ctx);
+        let fix = self.c.ctx_fix(p, ctx);
         let h = &self.err_ctx[p.ix()];
         let i = h.partition_point(|(_, b)| b.restrict(&fix).is_false());
         h.get(i)
@@ -495,21 +759,6 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
         g
     }
 
-    fn tree(&mut self, node: NodeId) -> &[Bdd] {
-        let layers = &self.t.layers[node.ix()];
-        self.fenwick.entry(node).or_insert_with(|| {
-            let mut tree: Vec<Bdd> = layers.iter().map(|(_, b)| (**b).clone()).collect();
-            let n = tree.len();
-            for i in 1..=n {
-                let j = i + (i & i.wrapping_neg());
-                if j <= n {
-                    tree[j - 1] = tree[j - 1].or(&tree[i - 1]);
-                }
-            }
-            tree
-        })
-    }
-
     /// The summary of `q` made of the exit states stamped below `bound` (all for `None`), in
     /// its stored form and with the context in version `Next`.
     fn summary(&mut self, q: ProcId, bound: Option<Stamp>) -> Rc<Summary> {
@@ -519,17 +768,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
         let exit = self.m().proc(q).exit;
         let entry_form = match bound {
             None => (*self.t.pe[exit.ix()]).clone(),
-            Some(b) => {
-                let idx = self.t.layers[exit.ix()].partition_point(|(k, _)| *k < b);
-                let mut acc = self.m().vars.ff();
-                let tree = self.tree(exit);
-                let mut i = idx;
-                while i > 0 {
-                    acc = acc.or(&tree[i - 1]);
-                    i -= i & i.wrapping_neg();
-                }
-                acc
-            }
+            Some(b) => self.stamps.prefix(exit, b, Bdd::clone),
         };
         let next_form = self.ops.summary_next(q, &entry_form);
         let s = Rc::new((entry_form, next_form));
@@ -539,58 +778,14 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
 
     /// The stamp of the layer of `q`'s exit where the engine found exit state `x` for context
     /// `ctx` (the earliest layer holding it, by a Fenwick descent).
-    fn exit_stamp(&mut self, q: ProcId, ctx: &Ctx, x: &ExitState) -> Result<Stamp, BebopError> {
+    fn exit_stamp(&self, q: ProcId, ctx: &Ctx, x: &ExitState) -> Result<Stamp, BebopError> {
         let exit = self.m().proc(q).exit;
-        let mut fix = self.ctx_fix(q, ctx);
-        fix.extend(self.exit_fix(x));
-        let n = self.t.layers[exit.ix()].len();
-        let tree = self.tree(exit);
-        let mut pos = 0usize;
-        if n > 0 {
-            let mut step = 1usize << (usize::BITS - 1 - n.leading_zeros());
-            while step > 0 {
-                if pos + step <= n && tree[pos + step - 1].restrict(&fix).is_false() {
-                    pos += step;
-                }
-                step >>= 1;
-            }
-        }
-        self.t.layers[exit.ix()]
-            .get(pos)
-            .map(|(k, _)| *k)
+        let mut fix = self.c.ctx_fix(q, ctx);
+        fix.extend(self.c.exit_fix(x));
+        self.stamps
+            .earliest(exit, Stamp(u32::MAX), |b| b.restrict(&fix))
+            .map(|(k, _)| k)
             .ok_or_else(|| internal("an exit state the engine did not find"))
-    }
-
-    fn ctx_fix(&self, p: ProcId, ctx: &Ctx) -> Fix {
-        let m = self.m();
-        if !m.proc(p).tracks_entry {
-            return Vec::new();
-        }
-        let vm = &m.vars;
-        vm.globals()
-            .into_iter()
-            .zip(ctx.g.iter())
-            .chain(m.param_slots(p).into_iter().zip(ctx.p.iter()))
-            .map(|(s, b)| (vm.var(s, Ver::Entry), *b))
-            .collect()
-    }
-
-    fn state_fix(&self, slots: &[Slot], st: &PState, ver: Ver) -> Fix {
-        let vm = &self.m().vars;
-        slots
-            .iter()
-            .map(|s| (vm.var(*s, ver), st.get(*s)))
-            .collect()
-    }
-
-    fn exit_fix(&self, x: &ExitState) -> Fix {
-        let vm = &self.m().vars;
-        vm.globals()
-            .into_iter()
-            .zip(x.g.iter())
-            .chain(self.m().ret_slots().into_iter().zip(x.r.iter()))
-            .map(|(s, b)| (vm.var(s, Ver::Cur), *b))
-            .collect()
     }
 
     /// Breadth-first search at one call level of `p` from `init` (at its entry) until a layer
@@ -620,6 +815,12 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
                 }
             }
             let mut next: BTreeMap<NodeId, Bdd> = BTreeMap::new();
+            let work = self.work.get() + cur.values().map(|f| f.size() as u64).sum::<u64>();
+            self.work.set(work);
+            if work > self.budget {
+                self.over_budget.set(true);
+                return Err(internal("search budget exceeded"));
+            }
             for (v, f) in cur {
                 for &eid in &m.node(*v).out {
                     let e = m.edge(eid);
@@ -725,7 +926,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
         let goals: Rc<Goals> = match goal {
             Goal::Error => self.error_goals(p, below),
             Goal::Exit(x) => {
-                let fix = self.exit_fix(x);
+                let fix = self.c.exit_fix(x);
                 let cube = vm.cube(
                     vm.globals()
                         .iter()
@@ -757,7 +958,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
             Some(c) => c.clone(),
             None => self.c.read_ctx(p, &val),
         };
-        let ctx_fix = self.ctx_fix(p, &ctx);
+        let ctx_fix = self.c.ctx_fix(p, &ctx);
         let scope = m.scope_slots(p);
         let mut items: Vec<Item> = Vec::new();
         let mut k = layers.len() - 1;
@@ -776,7 +977,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
                     .collect();
                 let mut lfix = ctx_fix.clone();
                 lfix.extend(gfix.iter().copied());
-                let rfix = self.exit_fix(x);
+                let rfix = self.c.exit_fix(x);
                 let mut found = None;
                 for &eid in &m.node(pi.exit).inc {
                     let e = m.edge(eid);
@@ -818,7 +1019,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
                 } else {
                     let (eid, c) = call_edge_of(m, v).ok_or_else(|| internal("goal kind"))?;
                     let q = c.callee;
-                    let sfix = self.state_fix(&scope, &w, Ver::Cur);
+                    let sfix = self.c.state_fix(&scope, &w, Ver::Cur);
                     let gefix: Fix = vm
                         .globals()
                         .iter()
@@ -865,9 +1066,9 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
                             .filter(|s| !tr.modified.contains(s))
                             .collect();
                         let mut fix = ctx_fix.clone();
-                        fix.extend(self.state_fix(&unmod, &w, Ver::Cur));
-                        let mut rfix = self.state_fix(&unmod, &w, Ver::Cur);
-                        rfix.extend(self.state_fix(&tr.modified, &w, Ver::Next));
+                        fix.extend(self.c.state_fix(&unmod, &w, Ver::Cur));
+                        let mut rfix = self.c.state_fix(&unmod, &w, Ver::Cur);
+                        rfix.extend(self.c.state_fix(&tr.modified, &w, Ver::Next));
                         let rel = tr.rel.restrict(&rfix);
                         if rel.is_false() {
                             continue;
@@ -932,91 +1133,20 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
         ctx: &Ctx,
         w: &PState,
     ) -> Result<Option<(PState, Ctx, ExitState)>, BebopError> {
-        let m = self.m();
-        let vm = &m.vars;
-        let q = c.callee;
-        let globals = vm.globals();
-        let rets = m.ret_slots();
-        let targeted: Vec<Slot> = c.targets.iter().flatten().copied().collect();
-        let kept_globals: Vec<Slot> = globals
-            .iter()
-            .copied()
-            .filter(|s| !targeted.contains(s))
-            .collect();
-        // Exit states compatible with w: kept globals and returned values as in w.
-        let mut xfix = self.state_fix(&kept_globals, w, Ver::Cur);
-        for (j, tg) in c.targets.iter().enumerate() {
-            if let Some(s) = tg {
-                xfix.push((vm.var(Slot::Ret(j as u32), Ver::Cur), w.get(*s)));
-            }
-        }
+        let xfix = self.c.return_fix(c, w);
         let x = summary.restrict(&xfix);
         if x.is_false() {
             return Ok(None);
         }
-        let mut cur_q = vm.vars(&globals, Ver::Cur);
-        cur_q.extend(vm.vars(&rets, Ver::Cur));
-        let ent = x.exists(&cur_q);
-        let qctx_slots = m.ctx_slots(q);
-        let ent_n = vm.rename(&ent, &qctx_slots, Ver::Entry, Ver::Next);
-        // Caller states at the call: context and untouched frame variables as in w.
-        let frame_kept: Vec<Slot> = m
-            .frame_slots(p)
-            .into_iter()
-            .filter(|s| !targeted.contains(s))
-            .collect();
-        let ffix = self.state_fix(&frame_kept, w, Ver::Cur);
-        let mut pfix = self.ctx_fix(p, ctx);
-        pfix.extend(ffix.iter().copied());
-        let j = c
-            .arg_rel
-            .restrict(&ffix)
-            .and(&self.globals_next_cur)
-            .and(&ent_n)
-            .exists(&vm.vars(&qctx_slots, Ver::Next));
+        let (ent_n, j, pfix) = self.c.return_join(p, c, &x, ctx, w, &self.globals_next_cur);
         let Some(val) = pick(&f.restrict(&pfix).and(&j)) else {
             return Ok(None);
         };
-        let mut sigma = w.clone();
-        for s in globals.iter().chain(targeted.iter()) {
-            sigma.set(*s, vm.value(&val, *s, Ver::Cur));
-        }
-        // The callee's context.
-        let sfix = self.state_fix(&m.scope_slots(p), &sigma, Ver::Cur);
-        let gfix = self.state_fix(&globals, &sigma, Ver::Next);
-        let qc = c.arg_rel.restrict(&sfix).and(&ent_n.restrict(&gfix));
-        let val = pick(&qc).ok_or_else(|| internal("no callee context"))?;
-        let qctx = Ctx {
-            g: sigma.g.clone(),
-            p: m.param_slots(q)
-                .iter()
-                .map(|s| vm.value(&val, *s, Ver::Next))
-                .collect(),
-        };
-        // The callee's exit state.
-        let mut qxfix = self.ctx_fix(q, &qctx);
+        let (sigma, qctx) = self.c.return_caller(p, c, &ent_n, &val, w)?;
+        let mut qxfix = self.c.ctx_fix(c.callee, &qctx);
         qxfix.extend(xfix.iter().copied());
         let val = pick(&summary.restrict(&qxfix)).ok_or_else(|| internal("no exit state"))?;
-        let xst = ExitState {
-            g: globals
-                .iter()
-                .map(|s| {
-                    if targeted.contains(s) {
-                        vm.value(&val, *s, Ver::Cur)
-                    } else {
-                        w.get(*s)
-                    }
-                })
-                .collect(),
-            r: rets
-                .iter()
-                .enumerate()
-                .map(|(j, s)| match c.targets.get(j).copied().flatten() {
-                    Some(t) => w.get(t),
-                    None => vm.value(&val, *s, Ver::Cur),
-                })
-                .collect(),
-        };
+        let xst = self.c.return_exit(c, &val, w);
         Ok(Some((sigma, qctx, xst)))
     }
 }
@@ -1032,15 +1162,53 @@ struct Frame {
     ret_to: Option<(ProcId, PState)>,
 }
 
-/// Extracts the internal (node-level) trace of the error found by the tabulation.
-pub fn extract_raw(m: &Model, t: &Tabulation) -> Result<Vec<RawStep>, BebopError> {
+/// The default work budget of the shortest-trace search, in BDD nodes of the `(node, layer)`
+/// sets it expands: `max(200_000, 3W / 4)` where `W` is the engine's own work in the same unit
+/// (the total size of its worklist layers). The searches of the test suites and of the
+/// `bp-families` counter programs need at most about `W / 2` above the floor; a straight-line
+/// program of 10,000 statements with `if`s needs `54 W`.
+pub fn default_budget(t: &Tabulation) -> u64 {
+    let w: u64 = t
+        .layers
+        .iter()
+        .flatten()
+        .map(|(_, b)| b.size() as u64)
+        .sum();
+    (w / 4 * 3).max(200_000)
+}
+
+/// Extracts the internal (node-level) trace of the error found by the tabulation, and whether
+/// it is shortest: the shortest-trace search within `budget` (see [`default_budget`] for
+/// `None`), else the walk over the engine's stamps (`trace_stamps.rs`).
+pub fn extract_raw(
+    m: &Model,
+    t: &Tabulation,
+    budget: Option<u64>,
+) -> Result<(Vec<RawStep>, bool), BebopError> {
     if t.error.is_none() {
         return Err(internal("no error to explain"));
     }
     if !t.complete {
         return Err(internal("the tabulation did not reach its fixpoint"));
     }
-    let mut tr = Tracer::new(m, t);
+    let mut tr = Tracer::new(m, t, budget.unwrap_or_else(|| default_budget(t)));
+    let res = shortest_raw(m, &mut tr);
+    match res {
+        Ok(steps) => Ok((steps, true)),
+        Err(_) if tr.over_budget.get() => {
+            tracing::warn!(
+                budget = tr.budget,
+                "trace search budget exceeded; the trace is a real path but not guaranteed shortest"
+            );
+            drop(tr);
+            Ok((crate::trace_stamps::extract_raw(m, t)?, false))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The shortest trace (level by level, calls expanded).
+fn shortest_raw(m: &Model, tr: &mut Tracer) -> Result<Vec<RawStep>, BebopError> {
     let top = tr.level(m.main, None, &Goal::Error)?;
     let mut frames = vec![Frame {
         path: top,
@@ -1206,9 +1374,15 @@ fn public_step(m: &Model, s: &RawStep) -> Step {
     }
 }
 
-/// Builds the public trace of the error found by the tabulation.
-pub fn extract(m: &Model, t: &Tabulation, program_name: &str) -> Result<Trace, BebopError> {
-    let raw = extract_raw(m, t)?;
+/// Builds the public trace of the error found by the tabulation, and whether it is shortest
+/// (see [`extract_raw`]).
+pub fn extract(
+    m: &Model,
+    t: &Tabulation,
+    program_name: &str,
+    budget: Option<u64>,
+) -> Result<(Trace, bool), BebopError> {
+    let (raw, shortest) = extract_raw(m, t, budget)?;
     let last = raw.last().ok_or_else(|| internal("empty trace"))?;
     let node = m.node(last.node);
     let pname = m.proc(node.proc).name.clone();
@@ -1229,11 +1403,12 @@ pub fn extract(m: &Model, t: &Tabulation, program_name: &str) -> Result<Trace, B
             stmt,
         },
     };
-    Ok(Trace {
+    let trace = Trace {
         format: TRACE_FORMAT.to_string(),
         program: program_name.to_string(),
         header: m.prog.header.clone(),
         target,
         steps: raw.iter().map(|s| public_step(m, s)).collect(),
-    })
+    };
+    Ok((trace, shortest))
 }

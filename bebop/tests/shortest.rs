@@ -188,3 +188,74 @@ fn recursion_does_not_make_the_expansion_cyclic() {
     assert_eq!(texts(&tr, 0), ["f();"]);
     assert_eq!(texts(&tr, 1), ["if * then", "skip;", "skip;", "assert F;"]);
 }
+
+/// A long straight-line program of `ifs` arms of different lengths, ending in a failing
+/// assert (about `4 * ifs` statements).
+fn long_straight(ifs: usize) -> String {
+    let mut s = String::from("decl x, y;\nvoid main() begin\n  x, y := F, F;\n");
+    for i in 0..ifs {
+        if i % 2 == 0 {
+            s.push_str("  if * then x := !x; skip; else y := !y; fi\n");
+        } else {
+            s.push_str("  if * then skip; else y := !y; x := !x; skip; fi\n");
+        }
+    }
+    s.push_str("  assert(x & !x);\nend\n");
+    s
+}
+
+#[test]
+fn past_the_search_budget_the_trace_is_real_but_not_shortest() {
+    let src = long_straight(750);
+    let prog = parse(&src);
+    let opts = bebop::Options {
+        self_check: true,
+        program_name: "test.bp".into(),
+        source: Some(src.clone()),
+        trace_budget: Some(1_000),
+        ..bebop::Options::default()
+    };
+    let out = bebop::verify(&prog, &opts).expect("bebop runs");
+    assert!(!out.stats.trace_shortest);
+    let tr = out.verdict.trace().expect("unsafe");
+    // bebop's own replay, the reference replayer, the JSON round trip.
+    validate(&prog, &opts, tr, &src);
+    assert_eq!(last(tr).kind, StepKind::Error);
+    assert!(tr.steps.len() > 750 * 2, "{}", tr.steps.len());
+    // The same program, small enough for the default budget: shortest.
+    let tr = unsafe_(&long_straight(20));
+    assert_eq!(last(&tr).kind, StepKind::Error);
+}
+
+#[test]
+fn the_stamp_walk_expands_calls() {
+    // With no budget at all, every trace comes from the walk over the engine's stamps: calls
+    // that return, errors inside callees, recursion.
+    for src in [
+        "decl g; bool f() begin
+           if * then g := T; g := F; g := T; g := F; return T; else skip; return T; fi
+         end
+         void main() begin decl a; a := f(); assert(!a); end",
+        "decl g; void f() begin
+           if * then g := T; g := F; else skip; fi
+           assert(F);
+         end
+         void main() begin f(); end",
+        "decl g; void r(x) begin
+           if x then g := !g; r(F); else assert(!g); fi
+         end
+         void main() begin g := F; r(T); end",
+    ] {
+        let prog = parse(src);
+        let opts = bebop::Options {
+            self_check: true,
+            source: Some(src.to_string()),
+            trace_budget: Some(0),
+            ..bebop::Options::default()
+        };
+        let out = bebop::verify(&prog, &opts).expect("bebop runs");
+        assert!(!out.stats.trace_shortest);
+        let tr = out.verdict.trace().expect("unsafe");
+        validate(&prog, &opts, tr, src);
+    }
+}

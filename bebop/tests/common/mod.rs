@@ -84,6 +84,8 @@ pub fn safe(src: &str) {
 /// Asserts the program is unsafe and returns the trace.
 pub fn unsafe_(src: &str) -> Trace {
     let o = run(src);
+    // Within the default budget: the trace is shortest.
+    assert!(o.stats.trace_shortest, "search budget exceeded:\n{src}");
     match o.verdict {
         Verdict::Unsafe(t) => *t,
         Verdict::Safe => panic!("expected UNSAFE:\n{src}"),
