@@ -27,7 +27,7 @@
 //!   final `assert((g0 = (g1 ^ g2)))` never fails.
 //! - The assert is not vacuously safe: every `constrain` is satisfiable from every state (it only
 //!   restricts variables assigned `*`, each fixed by a formula over values chosen before it, see
-//!   [`update`]), and in `straight` every `assume` on the path is chosen true in a concrete
+//!   `update`), and in `straight` every `assume` on the path is chosen true in a concrete
 //!   *witness* run that the generator simulates alongside; so the assert, labelled `SLIC_OK`, is
 //!   reachable, which `bebop --label SLIC_OK` confirms.
 //! - `counter`: the counter `c` is zero in `main` and `count` adds one on entry, so the
