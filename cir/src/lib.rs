@@ -14,6 +14,7 @@ pub mod ir;
 pub mod lower;
 pub mod pointsto;
 pub mod pred;
+pub mod property;
 pub mod smt;
 pub mod types;
 pub mod wp;

@@ -224,6 +224,18 @@ impl PointsTo {
         self.pts.get(l).into_iter().flatten()
     }
 
+    /// Every location reachable from `roots` by following points-to sets (the roots included).
+    pub fn reachable(&self, roots: impl IntoIterator<Item = Loc>) -> BTreeSet<Loc> {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<Loc> = roots.into_iter().collect();
+        while let Some(l) = stack.pop() {
+            if seen.insert(l.clone()) {
+                stack.extend(self.pts_of(&l).cloned());
+            }
+        }
+        seen
+    }
+
     /// The objects an lvalue may access (field-insensitive: `s.f` accesses `s`).
     pub fn objects(&self, lv: &Expr) -> BTreeSet<Loc> {
         match &lv.kind {

@@ -308,6 +308,51 @@ impl<'p> Prover<'p> {
         k
     }
 
+    /// Runs `f` with a [`Session`] over `atoms` (C conditions about one state) in a fresh Z3
+    /// context of the calling thread. Session queries count as solver calls in [`Stats`]; they do
+    /// not go through the cache.
+    pub fn session<R: Send + Sync>(
+        &self,
+        atoms: &[Expr],
+        f: impl FnOnce(&mut Session<'_>) -> R + Send + Sync,
+    ) -> R {
+        let cfg = z3::Config::new();
+        let prog = self.prog;
+        let sem = self.sem;
+        let rlimit = self.rlimit;
+        let (r, queries, unknowns) = z3::with_z3_config(&cfg, move || {
+            let mut enc = Encoder::new(prog, sem);
+            let conds: Vec<Bool> = atoms.iter().map(|a| enc.cond(a)).collect();
+            let solver = Solver::new();
+            let mut params = Params::new();
+            if rlimit > 0 {
+                params.set_u32("rlimit", rlimit);
+            }
+            solver.set_params(&params);
+            for fact in enc.finish() {
+                solver.assert(&fact);
+            }
+            let mut inds = Vec::with_capacity(conds.len());
+            for (i, c) in conds.iter().enumerate() {
+                let a = Bool::new_const(format!("atom!{i}"));
+                solver.assert(a.eq(c));
+                inds.push(a);
+            }
+            let mut s = Session {
+                solver: &solver,
+                atoms: &inds,
+                queries: 0,
+                unknowns: 0,
+            };
+            let r = f(&mut s);
+            (r, s.queries, s.unknowns)
+        });
+        self.queries.fetch_add(queries, Ordering::Relaxed);
+        self.solver_calls.fetch_add(queries, Ordering::Relaxed);
+        self.unknowns.fetch_add(unknowns, Ordering::Relaxed);
+        r
+    }
+
     /// Checks the conjunction of the formulas (`true`: as is; `false`: negated). `None`: unknown.
     fn check(&self, key: String, formulas: &[(&Expr, bool)]) -> Option<Outcome> {
         self.queries.fetch_add(1, Ordering::Relaxed);
@@ -367,6 +412,55 @@ impl<'p> Prover<'p> {
                 SatResult::Unknown => None,
             }
         })
+    }
+}
+
+/// A sequence of related questions over a fixed list of atoms, answered in **one** Z3 context
+/// (see [`Prover::session`]): each atom gets an indicator literal `a_i ⇔ atom_i`, and a query is
+/// a conjunction of literals checked with `check_assumptions`. This is the incremental mode of
+/// `slam-algorithms.md` §3.3 ("assumption literals"): encoding once and reusing the solver makes
+/// a query far cheaper than a fresh context. Answers are deterministic because the sequence of
+/// queries in a session is (the caller's order), and each session starts from a fresh context.
+/// `Unknown` answers count as "satisfiable" (not proved), as everywhere.
+pub struct Session<'s> {
+    solver: &'s Solver,
+    atoms: &'s [Bool],
+    queries: u64,
+    unknowns: u64,
+}
+
+impl Session<'_> {
+    /// Whether the conjunction of the literals (atom index, polarity) may hold.
+    pub fn check(&mut self, lits: &[(usize, bool)]) -> SatAnswer {
+        self.queries += 1;
+        let assumptions: Vec<Bool> = lits
+            .iter()
+            .map(|&(i, pos)| {
+                if pos {
+                    self.atoms[i].clone()
+                } else {
+                    self.atoms[i].not()
+                }
+            })
+            .collect();
+        match self.solver.check_assumptions(&assumptions) {
+            SatResult::Sat => SatAnswer::Sat,
+            SatResult::Unsat => SatAnswer::Unsat,
+            SatResult::Unknown => {
+                self.unknowns += 1;
+                SatAnswer::Unknown
+            }
+        }
+    }
+
+    /// Number of atoms.
+    pub fn len(&self) -> usize {
+        self.atoms.len()
+    }
+
+    /// Whether there is no atom.
+    pub fn is_empty(&self) -> bool {
+        self.atoms.is_empty()
     }
 }
 

@@ -293,8 +293,28 @@ pub fn wp_havoc(lhs: &Expr, phi: &Expr, pts: &PointsTo) -> Option<Expr> {
     (!reads_alias(phi, lhs, pts)).then(|| phi.clone())
 }
 
+/// `e` with variables replaced by expressions (`map`), simplifying `*&l` to `l` on the way
+/// (so substituting `&x` for a pointer formal `p` turns `*p > 0` into `x > 0`). Used to read a
+/// callee's predicates in the caller (C2BP's `e[a/f]`, PLDI'01 §4.5).
+pub fn subst_vars(e: &Expr, map: &dyn Fn(VarId) -> Option<Expr>) -> Expr {
+    e.map_bottom_up(&mut |x| match x.kind {
+        ExprKind::Var(v) => map(v).unwrap_or(x),
+        ExprKind::Deref(inner) => match inner.kind {
+            ExprKind::AddrOf(l) => *l,
+            k => Expr {
+                kind: ExprKind::Deref(Box::new(Expr {
+                    kind: k,
+                    ty: inner.ty,
+                })),
+                ty: x.ty,
+            },
+        },
+        _ => x,
+    })
+}
+
 /// Whether φ mentions the variable.
-fn mentions_var(phi: &Expr, v: VarId) -> bool {
+pub fn mentions_var(phi: &Expr, v: VarId) -> bool {
     let mut hit = false;
     phi.walk(&mut |x| hit |= x.kind == ExprKind::Var(v));
     hit

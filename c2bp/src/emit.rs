@@ -1,0 +1,766 @@
+//! The translation of one C function into one Boolean procedure (C2BP, PLDI'01 §4;
+//! `slam-algorithms.md` §3.4–§3.9). Each IR edge becomes one or more `.bp` statements, each
+//! annotated with the edge id, its part of the edge's translation and the source position:
+//!
+//! | edge | statements (`part=`) |
+//! |---|---|
+//! | `lhs := rhs` | `b_φ := choose(F(WP(φ)), F(WP(¬φ)))` for each φ whose WP differs, one parallel assignment (`assign`) |
+//! | `lhs := *` | `b_φ := *` for each φ reading a location that may alias `lhs` (`havoc`) |
+//! | `assume(c)` | `assume G(c)`, `G(c) = ¬F(¬c)`; a predicate maps to its variable (`cond`) |
+//! | call of a defined `R` | actual temporaries (`actuals`), the call into return temporaries (`call`), the caller predicates the call may change (`effects`) |
+//! | nondet / external call | predicates over the result or over memory the callee may write become `*` (`effects`) |
+//! | `return e` | return predicates over `\result := e` (`return`); the exit node returns `E_r` (`exit`) |
+//! | error | `assert F` (`error`) |
+//! | `abort()`/`exit()` | `assume F` (`halt`) |
+//!
+//! Control flow keeps the IR's graph: every node that is jumped to gets a label `L<n>`, a node
+//! with several outgoing edges jumps nondeterministically (`goto E<i>, E<j>`) to its edges'
+//! blocks, and a block falls through to the next node when it can. Temporaries are named by the
+//! call edge, the callee and the predicate they carry (`{arg main#7 inc: a > 0}`,
+//! `{ret main#7 inc: \result > a}`), never by position.
+//!
+//! **Values read after a call.** A return predicate `e` of R means `e[v/\result, a/f]` in the
+//! caller only when the actuals `a` have the same value after the call; an actual that reads
+//! something R may modify (its mod set) or the result variable drops the return predicates
+//! that mention its formal (received into `_`). The return temporaries also stay meaningful
+//! for the edge right after the call (its source node has no other incoming edge), so
+//! `x := f#ret#3` can use them.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use cir::ir::{Callee, Edge, EdgeKind, Expr, ExprKind, FuncId, Function, NodeId, Program, VarId};
+use cir::pointsto::{Loc, PointsTo};
+use cir::pred::{Predicate, PredicateSet, subst_result};
+use cir::smt::Prover;
+use cir::types::CType;
+use cir::wp::{convert, mentions_var, reads_alias, subst_vars, wp_assign};
+
+use crate::Options;
+use crate::cubes::{Cube, Enumerator, VarSet};
+use crate::signature::{Signature, call_targets, external_mod, reads_any};
+
+/// What every procedure's translation shares (read-only, so procedures run in parallel).
+pub struct Shared<'a> {
+    /// The program.
+    pub prog: &'a Program,
+    /// The predicates.
+    pub preds: &'a PredicateSet,
+    /// Points-to facts.
+    pub pts: &'a PointsTo,
+    /// The one C semantics.
+    pub prover: &'a Prover<'a>,
+    /// Options.
+    pub opts: &'a Options,
+    /// Signatures, by `FuncId`.
+    pub sigs: &'a [Signature],
+    /// Mod sets, by `FuncId`.
+    pub mods: &'a [BTreeSet<Loc>],
+    /// The global predicates as variables.
+    pub globals: &'a VarSet,
+    /// The inconsistent cubes over global predicates (computed once, shared by every `enforce`).
+    pub global_enforce: &'a [Cube],
+}
+
+/// Counters of one procedure's translation (`--stats`).
+#[derive(Debug, Clone, Default)]
+pub struct ProcStats {
+    /// The procedure.
+    pub name: String,
+    /// Predicate updates emitted (assignment targets).
+    pub updates: u64,
+    /// Of which `*`.
+    pub star_updates: u64,
+    /// Wall time of the translation, in seconds.
+    pub seconds: f64,
+}
+
+/// The text of one Boolean procedure and its counters.
+pub struct ProcOut {
+    /// `.bp` text.
+    pub text: String,
+    /// Counters.
+    pub stats: ProcStats,
+}
+
+/// One `.bp` statement of an edge's translation.
+struct St {
+    part: &'static str,
+    text: String,
+}
+
+fn own_preds<'a>(preds: &'a PredicateSet, f: &Function) -> &'a [Predicate] {
+    preds
+        .per_function
+        .get(&f.name)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+struct FnCx<'s, 'a> {
+    sh: &'s Shared<'a>,
+    f: &'a Function,
+    own: &'a [Predicate],
+    body: VarSet,
+    en: Enumerator<'a>,
+    temps: Vec<String>,
+    stats: ProcStats,
+}
+
+/// Translates one function.
+pub fn translate(sh: &Shared<'_>, fid: FuncId) -> ProcOut {
+    let start = Instant::now();
+    let prog = sh.prog;
+    let f = &prog.functions[fid.0 as usize];
+    let own = own_preds(sh.preds, f);
+    let mut body = sh.globals.clone();
+    for p in own.iter().filter(|p| !p.is_return_predicate()) {
+        body.push(prog, sh.pts, p.name(), &p.expr);
+    }
+    let mut cx = FnCx {
+        sh,
+        f,
+        own,
+        body,
+        en: Enumerator {
+            prover: sh.prover,
+            pts: sh.pts,
+            prog,
+            max_len: sh.opts.cube_len,
+        },
+        temps: Vec::new(),
+        stats: ProcStats {
+            name: f.name.clone(),
+            ..ProcStats::default()
+        },
+    };
+    let text = cx.procedure();
+    cx.stats.seconds = start.elapsed().as_secs_f64();
+    ProcOut {
+        text,
+        stats: cx.stats,
+    }
+}
+
+fn annotation(prog: &Program, edge: Option<&Edge>, part: &str, pos: cir::ir::SrcPos) -> String {
+    use bp_grammar::print::annotation_value as q;
+    let mut s = String::from("//@");
+    if let Some(e) = edge {
+        let _ = write!(s, " edge={}", q(&prog.edge_name(e.id)));
+    }
+    let _ = write!(s, " part={part} line={}", q(&prog.show_pos(pos)));
+    s
+}
+
+impl FnCx<'_, '_> {
+    fn prog(&self) -> &Program {
+        self.sh.prog
+    }
+
+    fn havoc_all(&self) -> bool {
+        self.sh.opts.havoc_all
+    }
+
+    /// `choose(F(w), F(¬w))` over `vs`, counted as one update.
+    fn choose(&mut self, vs: &VarSet, w: Option<&Expr>) -> String {
+        self.stats.updates += 1;
+        let text = match w {
+            Some(w) if !self.havoc_all() => self.en.approx(vs, w).choose_text(vs),
+            _ => "*".to_string(),
+        };
+        if text == "*" {
+            self.stats.star_updates += 1;
+        }
+        text
+    }
+
+    fn assignment(targets: &[(String, String)]) -> Option<String> {
+        if targets.is_empty() {
+            return None;
+        }
+        let lhs: Vec<&str> = targets.iter().map(|t| t.0.as_str()).collect();
+        let rhs: Vec<&str> = targets.iter().map(|t| t.1.as_str()).collect();
+        Some(format!("{} := {};", lhs.join(", "), rhs.join(", ")))
+    }
+
+    /// The variables in scope for an edge: the body's, plus the return temporaries of the call
+    /// edge that is the only way into the edge's source node.
+    fn scope_for(&self, e: &Edge) -> VarSet {
+        let incoming: Vec<&Edge> = self.f.edges.iter().filter(|x| x.to == e.from).collect();
+        let mut vs = self.body.clone();
+        if let [c] = incoming.as_slice()
+            && let Some(rets) = self.call_returns(c)
+        {
+            for (name, expr) in rets {
+                vs.push(self.prog(), self.sh.pts, name, &expr);
+            }
+        }
+        vs
+    }
+
+    /// The return temporaries of a call edge with a single defined callee, with their meaning
+    /// in the caller (`None`: not such a call).
+    fn call_returns(&self, e: &Edge) -> Option<Vec<(String, Expr)>> {
+        let EdgeKind::Call { ret, callee, args } = &e.kind else {
+            return None;
+        };
+        let (targets, external) = call_targets(self.prog(), self.sh.pts, callee);
+        match (targets.as_slice(), external) {
+            ([g], false) if self.prog().functions[g.0 as usize].name != "main" => {
+                Some(self.returns_of(e, *g, *ret, args).1)
+            }
+            _ => None,
+        }
+    }
+
+    /// For a call of `g`: the `.bp` targets of the call (a name or `_` per return predicate)
+    /// and the kept temporaries with their meaning in the caller (module doc).
+    fn returns_of(
+        &self,
+        e: &Edge,
+        g: FuncId,
+        ret: Option<VarId>,
+        args: &[Expr],
+    ) -> (Vec<String>, Vec<(String, Expr)>) {
+        let prog = self.prog();
+        let gf = &prog.functions[g.0 as usize];
+        let gown = own_preds(self.sh.preds, gf);
+        let mods = &self.sh.mods[g.0 as usize];
+        let changed: Vec<bool> = args
+            .iter()
+            .map(|a| reads_any(self.sh.pts, a, mods) || ret.is_some_and(|r| mentions_var(a, r)))
+            .collect();
+        let mut targets = Vec::new();
+        let mut kept = Vec::new();
+        for &i in &self.sh.sigs[g.0 as usize].returns {
+            let p = &gown[i];
+            let formals_ok = gf
+                .formals
+                .iter()
+                .enumerate()
+                .all(|(k, v)| !mentions_var(&p.expr, *v) || (k < args.len() && !changed[k]));
+            let result_ok = !p.is_return_predicate() || ret.is_some();
+            if formals_ok && result_ok {
+                let name = format!("{{ret {} {}: {}}}", prog.edge_name(e.id), gf.name, p.text);
+                let mut x = p.expr.clone();
+                if let Some(r) = ret {
+                    let rv = Expr {
+                        kind: ExprKind::Var(r),
+                        ty: prog.var(r).ty.clone(),
+                    };
+                    x = subst_result(&x, &rv);
+                }
+                let x = self.actuals_subst(gf, args, &x);
+                targets.push(name.clone());
+                kept.push((name, x));
+            } else {
+                targets.push("_".to_string());
+            }
+        }
+        (targets, kept)
+    }
+
+    /// `x[a/f]`: the callee's formals replaced by the actuals (converted to the formals' types).
+    fn actuals_subst(&self, gf: &Function, args: &[Expr], x: &Expr) -> Expr {
+        let prog = self.prog();
+        subst_vars(x, &|v| {
+            let k = gf.formals.iter().position(|f| *f == v)?;
+            args.get(k).map(|a| convert(a, &prog.var(v).ty))
+        })
+    }
+
+    /// The procedure's text.
+    fn procedure(&mut self) -> String {
+        let prog = self.sh.prog;
+        let f = self.f;
+        // Translate every edge first (alternatives of statement lists).
+        let mut blocks: Vec<Vec<Vec<St>>> = Vec::with_capacity(f.edges.len());
+        for e in &f.edges {
+            let alts = self.edge(e);
+            blocks.push(alts);
+        }
+        let init = if f.name == "main" {
+            self.global_init()
+        } else {
+            None
+        };
+        let enforce = self.enforce();
+
+        // Layout: which nodes need a label.
+        let n = f.nodes as usize;
+        let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, e) in f.edges.iter().enumerate() {
+            out_edges[e.from.0 as usize].push(i);
+        }
+        let falls_through = |i: usize| {
+            let e = &f.edges[i];
+            out_edges[e.from.0 as usize].len() == 1
+                && blocks[i].len() == 1
+                && e.to.0 == e.from.0 + 1
+        };
+        let mut needs_label = vec![false; n];
+        for (i, e) in f.edges.iter().enumerate() {
+            if !falls_through(i) {
+                needs_label[e.to.0 as usize] = true;
+            }
+        }
+
+        let mut body = String::new();
+        let mut pending_label: Option<String> = None;
+        let put = |body: &mut String,
+                   pending: &mut Option<String>,
+                   ann: String,
+                   label: Option<String>,
+                   text: &str| {
+            body.push_str("  ");
+            body.push_str(&ann);
+            body.push('\n');
+            body.push_str("  ");
+            if let Some(l) = pending.take() {
+                let _ = write!(body, "{l}: ");
+            }
+            if let Some(l) = label {
+                let _ = write!(body, "{l}: ");
+            }
+            body.push_str(text);
+            body.push('\n');
+        };
+        if let Some(text) = &init {
+            put(
+                &mut body,
+                &mut pending_label,
+                annotation(prog, None, "init", f.pos),
+                None,
+                text,
+            );
+        }
+        for node in 0..n {
+            if needs_label[node] {
+                pending_label = Some(format!("L{node}"));
+            }
+            let outs = &out_edges[node];
+            if NodeId(node as u32) == f.exit {
+                let names: Vec<String> = self.sh.sigs[f.id.0 as usize]
+                    .returns
+                    .iter()
+                    .map(|&i| self.own[i].name())
+                    .collect();
+                let text = if names.is_empty() {
+                    "return;".to_string()
+                } else {
+                    format!("return {};", names.join(", "))
+                };
+                put(
+                    &mut body,
+                    &mut pending_label,
+                    annotation(prog, None, "exit", f.pos),
+                    None,
+                    &text,
+                );
+                continue;
+            }
+            if outs.is_empty() {
+                put(
+                    &mut body,
+                    &mut pending_label,
+                    annotation(prog, None, "sink", f.pos),
+                    None,
+                    "assume F;",
+                );
+                continue;
+            }
+            // The labelled blocks of this node: (label, edge index, alternative).
+            let mut entries: Vec<(Option<String>, usize, usize)> = Vec::new();
+            for &i in outs {
+                let k = blocks[i].len();
+                for a in 0..k {
+                    let label = if outs.len() == 1 && k == 1 {
+                        None
+                    } else if k == 1 {
+                        Some(format!("E{i}"))
+                    } else {
+                        Some(format!("E{i}_{a}"))
+                    };
+                    entries.push((label, i, a));
+                }
+            }
+            if entries.len() > 1 {
+                let labels: Vec<String> = entries.iter().filter_map(|x| x.0.clone()).collect();
+                let e = &f.edges[outs[0]];
+                put(
+                    &mut body,
+                    &mut pending_label,
+                    annotation(prog, None, "branch", e.pos),
+                    None,
+                    &format!("goto {};", labels.join(", ")),
+                );
+            }
+            for (label, i, a) in entries {
+                let e = &f.edges[i];
+                let stmts = &blocks[i][a];
+                let mut label = label;
+                for (si, st) in stmts.iter().enumerate() {
+                    let l = if si == 0 { label.take() } else { None };
+                    put(
+                        &mut body,
+                        &mut pending_label,
+                        annotation(prog, Some(e), st.part, e.pos),
+                        l,
+                        &st.text,
+                    );
+                }
+                if !falls_through(i) {
+                    put(
+                        &mut body,
+                        &mut pending_label,
+                        annotation(prog, Some(e), "goto", e.pos),
+                        None,
+                        &format!("goto L{};", e.to.0),
+                    );
+                }
+            }
+        }
+
+        // Header: signature, declarations, enforce.
+        let sig = &self.sh.sigs[f.id.0 as usize];
+        let params: Vec<String> = sig.formals.iter().map(|&i| self.own[i].name()).collect();
+        let ret = match sig.returns.len() {
+            0 => "void".to_string(),
+            1 => "bool".to_string(),
+            k => format!("bool<{k}>"),
+        };
+        let mut locals: Vec<String> = self
+            .own
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !sig.formals.contains(i))
+            .map(|(_, p)| p.name())
+            .collect();
+        locals.extend(self.temps.iter().cloned());
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "//@ c-function={} line={}",
+            bp_grammar::print::annotation_value(&f.name),
+            bp_grammar::print::annotation_value(&prog.show_pos(f.pos))
+        );
+        let _ = writeln!(s, "{ret} {}({}) begin", f.name, params.join(", "));
+        if !locals.is_empty() {
+            let _ = writeln!(s, "  decl {};", locals.join(", "));
+        }
+        if let Some(en) = enforce {
+            let _ = writeln!(s, "  enforce {en};");
+        }
+        s.push_str(&body);
+        s.push_str("end\n");
+        s
+    }
+
+    /// `enforce`: the negation of the inconsistent cubes over the predicates in scope.
+    fn enforce(&mut self) -> Option<String> {
+        let len = self.sh.opts.enforce_len;
+        if self.havoc_all() || len == 0 {
+            return None;
+        }
+        let g = self.sh.globals.vars.len();
+        let local: BTreeSet<usize> = (g..self.body.vars.len()).collect();
+        let mut cubes: Vec<Cube> = self.sh.global_enforce.to_vec();
+        if !local.is_empty() {
+            cubes.extend(self.en.inconsistent_cubes(
+                &self.body,
+                Some(&local),
+                len,
+                self.sh.global_enforce,
+            ));
+        }
+        if cubes.is_empty() {
+            return None;
+        }
+        let parts: Vec<String> = cubes
+            .iter()
+            .map(|c| format!("!{}", self.body.cube_text(c)))
+            .collect();
+        Some(parts.join(" & "))
+    }
+
+    /// The initial values of the global predicates, at the start of `main` (globals are zero
+    /// unless initialised; `slam-algorithms.md` §3.8).
+    fn global_init(&mut self) -> Option<String> {
+        let prog = self.sh.prog;
+        let globals = self.sh.globals;
+        if globals.vars.is_empty() {
+            return None;
+        }
+        let empty = VarSet::default();
+        let mut targets = Vec::new();
+        for v in &globals.vars {
+            let mut w = Some(v.expr.clone());
+            for init in prog.global_inits.iter().rev() {
+                w = w.and_then(|w| match &init.value {
+                    Some(val) => wp_assign(&init.lhs, val, &w, self.sh.pts),
+                    None => (!reads_alias(&w, &init.lhs, self.sh.pts)).then_some(w),
+                });
+            }
+            let w = w.map(|w| zero_globals(prog, &w));
+            let text = self.choose(&empty, w.as_ref());
+            targets.push((v.name.clone(), text));
+        }
+        Self::assignment(&targets)
+    }
+
+    fn stmt(part: &'static str, text: Option<String>) -> St {
+        St {
+            part,
+            text: text.unwrap_or_else(|| "skip;".into()),
+        }
+    }
+
+    /// The translation of one edge: alternatives (more than one only for a call through a
+    /// pointer with several possible callees), each a list of statements.
+    fn edge(&mut self, e: &Edge) -> Vec<Vec<St>> {
+        let vs = self.scope_for(e);
+        match &e.kind {
+            EdgeKind::Assign { lhs, rhs } => {
+                let mut targets = Vec::new();
+                for i in 0..self.body.vars.len() {
+                    let phi = self.body.vars[i].expr.clone();
+                    let w = wp_assign(lhs, rhs, &phi, self.sh.pts);
+                    if w.as_ref() == Some(&phi) {
+                        continue;
+                    }
+                    let w = w.map(cir::pred::normalize);
+                    let text = self.choose(&vs, w.as_ref());
+                    targets.push((self.body.vars[i].name.clone(), text));
+                }
+                vec![vec![Self::stmt("assign", Self::assignment(&targets))]]
+            }
+            EdgeKind::Havoc { lhs, .. } => {
+                let mut targets = Vec::new();
+                for i in 0..self.body.vars.len() {
+                    if reads_alias(&self.body.vars[i].expr, lhs, self.sh.pts) {
+                        let t = self.choose(&vs, None);
+                        targets.push((self.body.vars[i].name.clone(), t));
+                    }
+                }
+                vec![vec![Self::stmt("havoc", Self::assignment(&targets))]]
+            }
+            EdgeKind::Assume(c) => {
+                let g = if self.havoc_all() {
+                    "*".to_string()
+                } else {
+                    self.en.approx(&vs, c).weaken_text(&vs)
+                };
+                vec![vec![St {
+                    part: "cond",
+                    text: format!("assume {g};"),
+                }]]
+            }
+            EdgeKind::Return(val) => {
+                let mut targets = Vec::new();
+                let ret_ty = self.f.ty.ret.clone();
+                for p in self.own.iter().filter(|p| p.is_return_predicate()) {
+                    let w = val
+                        .as_ref()
+                        .map(|v| subst_result(&p.expr, &convert(v, &ret_ty)));
+                    let t = self.choose(&vs, w.as_ref());
+                    targets.push((p.name(), t));
+                }
+                vec![vec![Self::stmt("return", Self::assignment(&targets))]]
+            }
+            EdgeKind::Error { .. } => vec![vec![St {
+                part: "error",
+                text: "assert F;".into(),
+            }]],
+            EdgeKind::Halt { .. } => vec![vec![St {
+                part: "halt",
+                text: "assume F;".into(),
+            }]],
+            EdgeKind::Skip => vec![vec![Self::stmt("skip", None)]],
+            EdgeKind::Call { ret, callee, args } => self.call(e, &vs, *ret, callee, args),
+        }
+    }
+
+    /// The predicates of `vs` among the first `upto` a call makes `*`: those over the result
+    /// variable or over memory in `m`.
+    fn havoc_call(
+        &mut self,
+        vs: &VarSet,
+        upto: usize,
+        ret: Option<VarId>,
+        m: &BTreeSet<Loc>,
+    ) -> Option<String> {
+        let mut targets = Vec::new();
+        for i in 0..upto {
+            let x = &vs.vars[i].expr;
+            if ret.is_some_and(|r| mentions_var(x, r)) || reads_any(self.sh.pts, x, m) {
+                let t = self.choose(vs, None);
+                targets.push((vs.vars[i].name.clone(), t));
+            }
+        }
+        Self::assignment(&targets)
+    }
+
+    fn call(
+        &mut self,
+        e: &Edge,
+        vs: &VarSet,
+        ret: Option<VarId>,
+        callee: &Callee,
+        args: &[Expr],
+    ) -> Vec<Vec<St>> {
+        let prog = self.sh.prog;
+        let nbody = self.body.vars.len();
+        let (targets, external) = call_targets(prog, self.sh.pts, callee);
+        let mut alts = Vec::new();
+        for g in targets {
+            if prog.functions[g.0 as usize].name == "main" {
+                // `main` re-entered: its Boolean procedure (re)initialises the global
+                // predicates, so the call is summarised by its mod set instead.
+                let m = self.sh.mods[g.0 as usize].clone();
+                let t = self.havoc_call(vs, nbody, ret, &m);
+                alts.push(vec![Self::stmt("effects", t)]);
+            } else {
+                alts.push(self.defined_call(e, vs, g, ret, args));
+            }
+        }
+        if external || alts.is_empty() {
+            let m = match callee {
+                Callee::Nondet(_) => BTreeSet::new(),
+                _ => external_mod(self.sh.pts, args),
+            };
+            let t = self.havoc_call(vs, nbody, ret, &m);
+            alts.push(vec![Self::stmt("effects", t)]);
+        }
+        alts
+    }
+
+    fn defined_call(
+        &mut self,
+        e: &Edge,
+        vs: &VarSet,
+        g: FuncId,
+        ret: Option<VarId>,
+        args: &[Expr],
+    ) -> Vec<St> {
+        let prog = self.sh.prog;
+        let gf = &prog.functions[g.0 as usize];
+        let gown = own_preds(self.sh.preds, gf);
+        let sig = &self.sh.sigs[g.0 as usize];
+        let mut out = Vec::new();
+        // 1. actuals
+        let mut actuals = Vec::new();
+        for &i in &sig.formals {
+            let p = &gown[i];
+            let name = format!("{{arg {} {}: {}}}", prog.edge_name(e.id), gf.name, p.text);
+            let bound = gf
+                .formals
+                .iter()
+                .enumerate()
+                .all(|(k, v)| !mentions_var(&p.expr, *v) || k < args.len());
+            let w = bound.then(|| self.actuals_subst(gf, args, &p.expr));
+            let t = self.choose(vs, w.as_ref());
+            self.temps.push(name.clone());
+            actuals.push((name, t));
+        }
+        if let Some(a) = Self::assignment(&actuals) {
+            out.push(St {
+                part: "actuals",
+                text: a,
+            });
+        }
+        // 2. the call
+        let (targets, kept) = self.returns_of(e, g, ret, args);
+        for (name, _) in &kept {
+            self.temps.push(name.clone());
+        }
+        let call_args: Vec<&str> = actuals.iter().map(|a| a.0.as_str()).collect();
+        let call = format!("{}({});", gf.name, call_args.join(", "));
+        out.push(St {
+            part: "call",
+            text: if targets.is_empty() {
+                call
+            } else {
+                format!("{} := {call}", targets.join(", "))
+            },
+        });
+        // 3. effects on the caller's predicates
+        let m = &self.sh.mods[g.0 as usize];
+        let g_count = self.sh.globals.vars.len();
+        let mut changed = Vec::new();
+        let mut after = self.sh.globals.clone();
+        for i in g_count..self.body.vars.len() {
+            let x = &self.body.vars[i].expr;
+            if ret.is_some_and(|r| mentions_var(x, r)) || reads_any(self.sh.pts, x, m) {
+                changed.push(i);
+            } else {
+                let v = &self.body.vars[i];
+                after.push(prog, self.sh.pts, v.name.clone(), &v.expr);
+            }
+        }
+        for (name, x) in kept {
+            after.push(prog, self.sh.pts, name, &x);
+        }
+        let mut effects = Vec::new();
+        for i in changed {
+            let x = self.body.vars[i].expr.clone();
+            let t = self.choose(&after, Some(&x));
+            effects.push((self.body.vars[i].name.clone(), t));
+        }
+        if let Some(a) = Self::assignment(&effects) {
+            out.push(St {
+                part: "effects",
+                text: a,
+            });
+        }
+        out
+    }
+}
+
+/// `e` with every read of global storage that no initialiser touched replaced by zero (C11
+/// 6.7.9: objects with static storage duration are zero-initialised): scalar global variables,
+/// and scalar fields and elements of global aggregates.
+fn zero_globals(prog: &Program, e: &Expr) -> Expr {
+    fn root_global(prog: &Program, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Var(v) => prog.var(*v).is_global(),
+            ExprKind::Field(b, _) => root_global(prog, b),
+            ExprKind::Index(a, _) if matches!(a.ty, CType::Array(..)) => root_global(prog, a),
+            _ => false,
+        }
+    }
+    fn go(prog: &Program, e: &Expr) -> Expr {
+        if e.ty.is_scalar() && root_global(prog, e) {
+            return Expr::int(0, e.ty.clone());
+        }
+        if let ExprKind::AddrOf(_) = e.kind {
+            return e.clone();
+        }
+        match &e.kind {
+            ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Func(_) | ExprKind::Str(_) => {
+                e.clone()
+            }
+            _ => {
+                // Rebuild with zeroed children (one level at a time, top-down).
+                let children: Vec<Expr> = e.children().into_iter().map(|c| go(prog, c)).collect();
+                let mut it = children.into_iter();
+                let mut next = || Box::new(it.next().expect("same arity"));
+                let kind = match &e.kind {
+                    ExprKind::Unary(op, _) => ExprKind::Unary(*op, next()),
+                    ExprKind::Binary(op, _, _) => ExprKind::Binary(*op, next(), next()),
+                    ExprKind::Cast(_) => ExprKind::Cast(next()),
+                    ExprKind::Deref(_) => ExprKind::Deref(next()),
+                    ExprKind::Field(_, f) => ExprKind::Field(next(), f.clone()),
+                    ExprKind::Index(_, _) => ExprKind::Index(next(), next()),
+                    ExprKind::Cond(_, _, _) => ExprKind::Cond(next(), next(), next()),
+                    k => k.clone(),
+                };
+                Expr {
+                    kind,
+                    ty: e.ty.clone(),
+                }
+            }
+        }
+    }
+    go(prog, e)
+}

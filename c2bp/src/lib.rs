@@ -1,0 +1,258 @@
+//! `c2bp`: SLAM's abstractor (issue 3 §2). From a lowered C program ([`cir`]) and a set of
+//! predicates it builds a Boolean program that over-approximates the C program: every concrete
+//! execution maps, through the predicates' values, to an execution of the Boolean program.
+//!
+//! T. Ball, R. Majumdar, T. Millstein, S. K. Rajamani, "Automatic predicate abstraction of C
+//! programs", PLDI'01; summarised in the Constrain paper (`../shared/seeds/002`, §2); the
+//! algorithms with sources in `../shared/design/slam-algorithms.md` §3–§4.
+//!
+//! - [`cubes`]: `F_V(φ)` by cube enumeration (Cartesian abstraction with a cube-length limit),
+//!   `G_V(φ)`, inconsistent cubes for `enforce`;
+//! - [`signature`]: procedure signatures (formal-parameter and return predicates) and mod sets;
+//! - [`emit`]: the translation of one function into one Boolean procedure.
+//!
+//! One Boolean variable per predicate, named by its canonical C text (`{x < y}`): global
+//! predicates are global `decl`s, a function's predicates are locals of its procedure (its
+//! formal-parameter predicates are the procedure's parameters). The output starts with a header
+//! of annotations (`//@@ source=… sha256=… preds=… options=…`), every statement carries its C edge,
+//! part and position (`//@ edge=main#7 part=assign line=9:5`), and the whole text is re-parsed
+//! and checked by `bp-grammar` before it is returned (an internal error otherwise), then printed
+//! canonically. Procedures are abstracted in parallel (`rayon`); the output does not depend on
+//! the schedule (every answer of the prover is deterministic, `unknown` included, thanks to its
+//! resource limit and a fresh context per query).
+
+pub mod cubes;
+pub mod emit;
+pub mod signature;
+
+use std::fmt::Write as _;
+
+use cir::Program;
+use cir::pointsto::PointsTo;
+use cir::pred::PredicateSet;
+use cir::smt::{Prover, Semantics, Stats};
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use crate::cubes::{Enumerator, VarSet};
+pub use crate::emit::ProcStats;
+
+/// Options of the abstraction.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Maximum cube length (`None`: unlimited; default 3).
+    pub cube_len: Option<usize>,
+    /// Maximum length of the inconsistent cubes excluded by `enforce` (default 2; 0: none).
+    pub enforce_len: usize,
+    /// Every update and every branch condition `*`, no `enforce` (the Constrain paper's
+    /// "eager" configuration).
+    pub havoc_all: bool,
+    /// The C semantics (data model, bit-vectors).
+    pub sem: Semantics,
+    /// Z3's deterministic resource limit per query.
+    pub rlimit: u32,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            cube_len: Some(3),
+            enforce_len: 2,
+            havoc_all: false,
+            sem: Semantics::default(),
+            rlimit: cir::smt::DEFAULT_RLIMIT,
+        }
+    }
+}
+
+impl Options {
+    /// The options as recorded in the header (`cube-len=3 enforce-len=2 …`).
+    pub fn describe(&self) -> String {
+        let mut s = format!(
+            "cube-len={} enforce-len={} data-model={}",
+            self.cube_len.map_or("inf".to_string(), |k| k.to_string()),
+            self.enforce_len,
+            self.sem.data_model
+        );
+        if self.sem.bitvector {
+            s.push_str(" bitvector");
+        }
+        if self.havoc_all {
+            s.push_str(" havoc-all");
+        }
+        if self.rlimit != cir::smt::DEFAULT_RLIMIT {
+            let _ = write!(s, " rlimit={}", self.rlimit);
+        }
+        s
+    }
+}
+
+/// What the header records about the inputs.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    /// The C file as given.
+    pub c_path: String,
+    /// SHA-256 of the C file's bytes (hex).
+    pub c_sha256: String,
+    /// The predicate file, if any.
+    pub preds_path: Option<String>,
+    /// Extra header entries (`key`, `value`), e.g. the error convention.
+    pub extra: Vec<(String, String)>,
+}
+
+/// Errors of the abstraction.
+#[derive(Debug, thiserror::Error)]
+pub enum C2bpError {
+    /// The produced program failed to re-parse or check: a bug in c2bp.
+    #[error("internal error: the Boolean program c2bp produced is not well-formed:\n{0}")]
+    Internal(String),
+}
+
+/// The abstraction and what it cost.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// The Boolean program (canonical text).
+    pub text: String,
+    /// Per procedure, in program order.
+    pub procs: Vec<ProcStats>,
+    /// Prover counters.
+    pub prover: Stats,
+    /// Wall time of the enforce clauses over global predicates, in seconds.
+    pub global_seconds: f64,
+}
+
+impl Output {
+    /// Total predicate updates and how many of them are `*`.
+    pub fn updates(&self) -> (u64, u64) {
+        self.procs
+            .iter()
+            .fold((0, 0), |(u, s), p| (u + p.updates, s + p.star_updates))
+    }
+
+    /// The `--stats` report (stderr).
+    pub fn stats_text(&self) -> String {
+        let (u, s) = self.updates();
+        let mut out = String::new();
+        let _ = writeln!(out, "c2bp statistics");
+        let _ = writeln!(out, "  prover: {}", self.prover);
+        let share = if u == 0 {
+            0.0
+        } else {
+            100.0 * s as f64 / u as f64
+        };
+        let _ = writeln!(out, "  updates: {u}, of which `*`: {s} ({share:.1}%)");
+        let _ = writeln!(out, "  global enforce: {:.3} s", self.global_seconds);
+        let _ = writeln!(
+            out,
+            "  {:<32} {:>8} {:>8} {:>9}",
+            "procedure", "updates", "*", "seconds"
+        );
+        for p in &self.procs {
+            let _ = writeln!(
+                out,
+                "  {:<32} {:>8} {:>8} {:>9.3}",
+                p.name, p.updates, p.star_updates, p.seconds
+            );
+        }
+        out
+    }
+}
+
+/// SHA-256 of a byte string, lower-case hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let d = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in d {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// Abstracts `prog` with respect to `preds` (module doc).
+pub fn abstract_program(
+    prog: &Program,
+    preds: &PredicateSet,
+    opts: &Options,
+    sources: &Sources,
+) -> Result<Output, C2bpError> {
+    let pts = PointsTo::analyze(prog);
+    let prover = Prover::new(prog, opts.sem).with_rlimit(opts.rlimit);
+    let sigs = signature::signatures(prog, preds);
+    let mods = signature::mod_sets(prog, &pts);
+    let mut globals = VarSet::default();
+    for p in &preds.global {
+        globals.push(prog, &pts, p.name(), &p.expr);
+    }
+    let t0 = std::time::Instant::now();
+    let global_enforce = if opts.havoc_all || opts.enforce_len == 0 {
+        Vec::new()
+    } else {
+        Enumerator {
+            prover: &prover,
+            pts: &pts,
+            prog,
+            max_len: opts.cube_len,
+        }
+        .inconsistent_cubes(&globals, None, opts.enforce_len, &[])
+    };
+    let global_seconds = t0.elapsed().as_secs_f64();
+    let shared = emit::Shared {
+        prog,
+        preds,
+        pts: &pts,
+        prover: &prover,
+        opts,
+        sigs: &sigs,
+        mods: &mods,
+        globals: &globals,
+        global_enforce: &global_enforce,
+    };
+    let procs: Vec<emit::ProcOut> = prog
+        .functions
+        .par_iter()
+        .map(|f| emit::translate(&shared, f.id))
+        .collect();
+
+    let mut text = String::new();
+    {
+        use bp_grammar::print::annotation_value as q;
+        let _ = write!(
+            text,
+            "//@@ tool=c2bp version={} source={} sha256={}",
+            env!("CARGO_PKG_VERSION"),
+            q(&sources.c_path),
+            sources.c_sha256
+        );
+        if let Some(p) = &sources.preds_path {
+            let _ = write!(text, " preds={}", q(p));
+        }
+        let _ = write!(text, " options={}", q(&opts.describe()));
+        for (k, v) in &sources.extra {
+            let _ = write!(text, " {k}={}", q(v));
+        }
+        text.push('\n');
+    }
+    if !globals.vars.is_empty() {
+        let names: Vec<&str> = globals.vars.iter().map(|v| v.name.as_str()).collect();
+        let _ = writeln!(text, "decl {};", names.join(", "));
+    }
+    for p in &procs {
+        text.push('\n');
+        text.push_str(&p.text);
+    }
+    let parsed =
+        bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default()).map_err(|ds| {
+            let mut msg = String::new();
+            for d in ds {
+                let _ = writeln!(msg, "{}", d.render("<c2bp output>"));
+            }
+            let _ = writeln!(msg, "--- output ---\n{text}");
+            C2bpError::Internal(msg)
+        })?;
+    Ok(Output {
+        text: bp_grammar::print(&parsed),
+        procs: procs.into_iter().map(|p| p.stats).collect(),
+        prover: prover.stats(),
+        global_seconds,
+    })
+}

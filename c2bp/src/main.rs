@@ -1,0 +1,180 @@
+//! The `c2bp` command: `c2bp FILE.c [--preds FILE] [-o OUT.bp] [options]` (issue 3 §2). The
+//! Boolean program goes to standard output (or `-o`); warnings about approximations and
+//! `--stats` go to standard error. Exit codes follow `bp_grammar::exit`: 0 success, 1 usage,
+//! 2 input error (C, predicate or property file), 6 internal error.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bp_grammar::exit;
+use clap::Parser;
+
+/// SLAM's abstractor: a C program and predicates to a Boolean program (C2BP).
+///
+/// Each predicate becomes a Boolean variable named by its C text ({x < y}); assignments become
+/// parallel assignments computed by Cartesian abstraction with cubes of at most --cube-len
+/// literals, branches become assumes, calls follow C2BP's procedure signatures, and the error
+/// (a call of reach_error() or __VERIFIER_error(), or what --error-fn / --error-label /
+/// --assert / --property name) becomes `assert F`, which bebop checks.
+#[derive(Parser, Debug)]
+#[command(
+    name = "c2bp",
+    version,
+    after_help = "Predicate file format (one C expression per line, names as cir-dump prints them):\n  \
+                  global:\n  x < y\n  function main:\n  i#2 >= 0\n  function abs:\n  \\result >= 0\n\n\
+                  Exit codes: 0 success, 1 usage error, 2 input error (file:line:col), 6 internal error."
+)]
+struct Args {
+    /// The C file (`.c` is preprocessed with `gcc -E`; `.i` is read as is).
+    file: PathBuf,
+    /// The predicate file (none: the empty set).
+    #[arg(short, long, value_name = "FILE")]
+    preds: Option<PathBuf>,
+    /// Write the Boolean program to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Maximum cube length: a number, or `inf` for no limit.
+    #[arg(long = "cube-len", value_name = "K", default_value = "3", value_parser = parse_len)]
+    cube_len: CubeLen,
+    /// Maximum length of the inconsistent cubes `enforce` excludes (0: no enforce).
+    #[arg(long = "enforce-len", value_name = "N", default_value_t = 2)]
+    enforce_len: usize,
+    /// Every update and branch condition `*`, no enforce (the Constrain paper's eager setting).
+    #[arg(long = "havoc-all")]
+    havoc_all: bool,
+    /// Bit-precise reasoning (needed for &, |, shifts, parity).
+    #[arg(long)]
+    bitvector: bool,
+    /// Data model: ILP32 (default) or LP64.
+    #[arg(long = "data-model", default_value = "ILP32")]
+    data_model: cir::DataModel,
+    /// A function whose call is the error (besides reach_error, __VERIFIER_error).
+    #[arg(long = "error-fn", value_name = "NAME")]
+    error_fn: Vec<String>,
+    /// A label whose reaching is the error.
+    #[arg(long = "error-label", value_name = "NAME")]
+    error_label: Vec<String>,
+    /// A failing `assert` (__assert_fail) is the error.
+    #[arg(long)]
+    assert: bool,
+    /// An SV-COMP property file (unreach-call): its function is the error.
+    #[arg(long, value_name = "FILE")]
+    property: Option<PathBuf>,
+    /// Z3's deterministic resource limit per query.
+    #[arg(long, value_name = "N", default_value_t = cir::smt::DEFAULT_RLIMIT)]
+    rlimit: u32,
+    /// Print statistics to standard error (prover calls, cache hits, `*` share, time per procedure).
+    #[arg(long)]
+    stats: bool,
+}
+
+/// A cube-length limit (`None`: `inf`).
+#[derive(Debug, Clone, Copy)]
+struct CubeLen(Option<usize>);
+
+fn parse_len(s: &str) -> Result<CubeLen, String> {
+    if s == "inf" {
+        return Ok(CubeLen(None));
+    }
+    match s.parse::<usize>() {
+        Ok(0) => Err("the cube length must be at least 1 (or `inf`)".into()),
+        Ok(k) => Ok(CubeLen(Some(k))),
+        Err(_) => Err(format!("`{s}` is not a number or `inf`")),
+    }
+}
+
+fn fail(code: i32, msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("c2bp: {msg}");
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let mut error_fns = args.error_fn.clone();
+    if let Some(p) = &args.property {
+        let text = match std::fs::read_to_string(p) {
+            Ok(t) => t,
+            Err(e) => return fail(exit::INPUT_ERROR, format!("{}: {e}", p.display())),
+        };
+        match cir::property::parse_prp(&text) {
+            Ok(fs) => error_fns.extend(fs),
+            Err(e) => return fail(exit::INPUT_ERROR, format!("{}:{e}", p.display())),
+        }
+    }
+    let bytes = match std::fs::read(&args.file) {
+        Ok(b) => b,
+        Err(e) => return fail(exit::INPUT_ERROR, format!("{}: {e}", args.file.display())),
+    };
+    let lower = cir::LowerOptions {
+        data_model: args.data_model,
+        error_fns: error_fns.clone(),
+        error_labels: args.error_label.clone(),
+        assert_is_error: args.assert,
+    };
+    let prog = match cir::load_file(&args.file, &lower) {
+        Ok(p) => p,
+        Err(e) => return fail(exit::INPUT_ERROR, e),
+    };
+    for w in &prog.warnings {
+        eprintln!(
+            "c2bp: warning: {}:{}: {}",
+            args.file.display(),
+            prog.show_pos(w.pos),
+            w.message
+        );
+    }
+    let preds = match &args.preds {
+        None => cir::pred::PredicateSet::default(),
+        Some(p) => {
+            let text = match std::fs::read_to_string(p) {
+                Ok(t) => t,
+                Err(e) => return fail(exit::INPUT_ERROR, format!("{}: {e}", p.display())),
+            };
+            match cir::pred::parse_predicates(&text, &p.display().to_string(), &prog) {
+                Ok(s) => s,
+                Err(e) => return fail(exit::INPUT_ERROR, e),
+            }
+        }
+    };
+    let opts = c2bp::Options {
+        cube_len: args.cube_len.0,
+        enforce_len: args.enforce_len,
+        havoc_all: args.havoc_all,
+        sem: cir::smt::Semantics {
+            data_model: args.data_model,
+            bitvector: args.bitvector,
+        },
+        rlimit: args.rlimit,
+    };
+    let mut extra = Vec::new();
+    let mut errors: Vec<String> = error_fns.iter().map(|f| format!("call:{f}")).collect();
+    errors.extend(args.error_label.iter().map(|l| format!("label:{l}")));
+    if args.assert {
+        errors.push("assert".into());
+    }
+    if !errors.is_empty() {
+        extra.push(("error".to_string(), errors.join(",")));
+    }
+    let sources = c2bp::Sources {
+        c_path: args.file.display().to_string(),
+        c_sha256: c2bp::sha256_hex(&bytes),
+        preds_path: args.preds.as_ref().map(|p| p.display().to_string()),
+        extra,
+    };
+    let out = match c2bp::abstract_program(&prog, &preds, &opts, &sources) {
+        Ok(o) => o,
+        Err(e) => return fail(exit::INTERNAL, e),
+    };
+    if args.stats {
+        eprint!("{}", out.stats_text());
+    }
+    match &args.output {
+        Some(p) => {
+            if let Err(e) = std::fs::write(p, &out.text) {
+                return fail(exit::INPUT_ERROR, format!("{}: {e}", p.display()));
+            }
+        }
+        None => print!("{}", out.text),
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,200 @@
+//! Procedure signatures and mod sets (C2BP, PLDI'01 §4.5; `slam-algorithms.md` §3.7).
+//!
+//! For a procedure R with predicates `E_R`:
+//! - the **formal-parameter predicates** `E_f` are those that mention no local of R other than
+//!   formals (formals and global storage only) and not `\result`; they are the Boolean formals
+//!   of R, in predicate-file order (`main` has none: it has no caller);
+//! - the **return predicates** `E_r` are the predicates over `\result` that mention no local
+//!   other than formals, then the formal-parameter predicates that mention global storage or a
+//!   dereference (their value may change during R). R returns them, in that order.
+//!
+//! The **mod set** of a procedure is the set of abstract locations ([`Loc`]) a call may modify
+//! that its caller can see: global storage it assigns, every object it may write through a
+//! pointer, transitively through its callees. Direct writes to its own locals are not included
+//! (every activation has its own). A call of an external function (no body) is assumed to
+//! modify every object reachable from its pointer arguments and external memory, never the
+//! program's global variables directly (documented in `ARCHITECTURE.md`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use cir::ir::{Callee, EdgeKind, Expr, ExprKind, FuncId, Program, VarKind};
+use cir::pointsto::{Loc, PointsTo};
+use cir::pred::{Predicate, PredicateSet};
+use cir::types::CType;
+
+/// The signature of one Boolean procedure.
+#[derive(Debug, Clone, Default)]
+pub struct Signature {
+    /// Indices (into the function's own predicates) of the formal-parameter predicates.
+    pub formals: Vec<usize>,
+    /// Indices of the return predicates.
+    pub returns: Vec<usize>,
+}
+
+/// Whether a predicate reads memory through a pointer.
+pub fn has_deref(e: &Expr) -> bool {
+    let mut hit = false;
+    e.walk(&mut |x| {
+        hit |= match &x.kind {
+            ExprKind::Deref(_) => true,
+            ExprKind::Index(a, _) => !matches!(a.ty, CType::Array(..)),
+            _ => false,
+        }
+    });
+    hit
+}
+
+/// The signature of function `f` given its own predicates `own` (module doc).
+pub fn signature(prog: &Program, f: FuncId, own: &[Predicate]) -> Signature {
+    let mut sig = Signature::default();
+    if prog.functions[f.0 as usize].name == "main" {
+        return sig;
+    }
+    let only_formals = |p: &Predicate| {
+        p.vars().iter().all(|v| {
+            let info = prog.var(*v);
+            info.is_global() || matches!(info.kind, VarKind::Formal(..))
+        })
+    };
+    let touches_state =
+        |p: &Predicate| has_deref(&p.expr) || p.vars().iter().any(|v| prog.var(*v).is_global());
+    for (i, p) in own.iter().enumerate() {
+        if !p.is_return_predicate() && only_formals(p) {
+            sig.formals.push(i);
+        }
+    }
+    for (i, p) in own.iter().enumerate() {
+        if p.is_return_predicate() && only_formals(p) {
+            sig.returns.push(i);
+        }
+    }
+    for &i in &sig.formals {
+        if touches_state(&own[i]) {
+            sig.returns.push(i);
+        }
+    }
+    sig
+}
+
+/// The signatures of every function (indexed by `FuncId`).
+pub fn signatures(prog: &Program, preds: &PredicateSet) -> Vec<Signature> {
+    prog.functions
+        .iter()
+        .map(|f| {
+            let own = preds
+                .per_function
+                .get(&f.name)
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
+            signature(prog, f.id, own)
+        })
+        .collect()
+}
+
+/// The objects an assignment to `lhs` writes that a caller may see (module doc).
+pub fn written_objects(prog: &Program, pts: &PointsTo, lhs: &Expr) -> BTreeSet<Loc> {
+    match &lhs.kind {
+        ExprKind::Var(v) => {
+            if prog.var(*v).is_global() {
+                BTreeSet::from([Loc::Var(*v)])
+            } else {
+                BTreeSet::new()
+            }
+        }
+        ExprKind::Field(b, _) => written_objects(prog, pts, b),
+        ExprKind::Index(a, _) if matches!(a.ty, CType::Array(..)) => written_objects(prog, pts, a),
+        _ => pts.objects(lhs),
+    }
+}
+
+/// What a call of an external function may modify: everything reachable from its arguments'
+/// pointer values, and external memory.
+pub fn external_mod(pts: &PointsTo, args: &[Expr]) -> BTreeSet<Loc> {
+    let mut roots = vec![Loc::Extern];
+    for a in args {
+        roots.extend(pts.values(a));
+    }
+    pts.reachable(roots)
+}
+
+/// The functions (by id) a call may enter, and whether it may also reach code without a body.
+pub fn call_targets(prog: &Program, pts: &PointsTo, callee: &Callee) -> (Vec<FuncId>, bool) {
+    match callee {
+        Callee::Defined(f) => (vec![*f], false),
+        Callee::Nondet(_) => (Vec::new(), false),
+        Callee::External(_) => (Vec::new(), true),
+        Callee::Indirect(e) => {
+            let mut fs = Vec::new();
+            let mut external = false;
+            for l in pts.values(e) {
+                match l {
+                    Loc::Func(n) => match prog.function(&n) {
+                        Some(f) => fs.push(f.id),
+                        None => external = true,
+                    },
+                    _ => external = true,
+                }
+            }
+            if fs.is_empty() {
+                external = true;
+            }
+            (fs, external)
+        }
+    }
+}
+
+/// The mod set of every function (indexed by `FuncId`), to a fixpoint over the call graph.
+pub fn mod_sets(prog: &Program, pts: &PointsTo) -> Vec<BTreeSet<Loc>> {
+    let mut direct: Vec<BTreeSet<Loc>> = Vec::with_capacity(prog.functions.len());
+    let mut calls: BTreeMap<FuncId, BTreeSet<FuncId>> = BTreeMap::new();
+    for f in &prog.functions {
+        let mut m = BTreeSet::new();
+        for e in &f.edges {
+            match &e.kind {
+                EdgeKind::Assign { lhs, .. } | EdgeKind::Havoc { lhs, .. } => {
+                    m.extend(written_objects(prog, pts, lhs));
+                }
+                EdgeKind::Call { callee, args, .. } => {
+                    let (targets, external) = call_targets(prog, pts, callee);
+                    if external {
+                        m.extend(external_mod(pts, args));
+                    }
+                    calls.entry(f.id).or_default().extend(targets);
+                }
+                _ => {}
+            }
+        }
+        direct.push(m);
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (f, callees) in &calls {
+            for g in callees {
+                if g == f {
+                    continue;
+                }
+                let add: Vec<Loc> = direct[g.0 as usize]
+                    .difference(&direct[f.0 as usize])
+                    .cloned()
+                    .collect();
+                if !add.is_empty() {
+                    changed = true;
+                    direct[f.0 as usize].extend(add);
+                }
+            }
+        }
+    }
+    direct
+}
+
+/// Whether a condition reads an object in `m`.
+pub fn reads_any(pts: &PointsTo, e: &Expr, m: &BTreeSet<Loc>) -> bool {
+    let mut hit = false;
+    e.walk(&mut |x| {
+        if !hit && x.is_lvalue() {
+            hit = pts.objects(x).iter().any(|o| m.contains(o));
+        }
+    });
+    hit
+}
