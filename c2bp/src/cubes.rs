@@ -25,7 +25,7 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use cir::ir::{Expr, ExprKind, Program, UnOp};
 use cir::pointsto::{Loc, PointsTo};
 use cir::pred::normalize;
-use cir::smt::{Prover, SatAnswer, Session};
+use cir::smt::{SatAnswer, Session, SolverCx};
 
 /// A literal: the index of a variable in a [`VarSet`] and its polarity.
 pub type Lit = (usize, bool);
@@ -85,6 +85,13 @@ impl VarSet {
     /// The index of the variable whose expression has this normalised text.
     pub fn find(&self, text: &str) -> Option<usize> {
         self.by_text.get(text).copied()
+    }
+
+    /// The cube as [`Known`] literals (texts of the expressions).
+    pub fn cube_key(&self, prog: &Program, c: &Cube) -> Vec<(String, bool)> {
+        c.iter()
+            .map(|&(i, b)| (prog.show_expr(&self.vars[i].expr), b))
+            .collect()
     }
 
     /// The C expression of a literal.
@@ -184,17 +191,35 @@ impl Approx {
     }
 }
 
-/// The cube-enumeration engine of one procedure: the prover, the points-to facts and the
-/// cube-length limit.
+/// The cube-enumeration engine of one procedure: the points-to facts, the program and the
+/// cube-length limit; questions go to a [`SolverCx`] passed to each call.
 pub struct Enumerator<'a> {
-    /// The one C semantics.
-    pub prover: &'a Prover<'a>,
     /// Points-to facts (for locations).
     pub pts: &'a PointsTo,
     /// The program.
     pub prog: &'a Program,
     /// Maximum cube length (`None`: unlimited).
     pub max_len: Option<usize>,
+    /// Maximum number of solver queries of one search (beyond it the cubes found so far are
+    /// the answer: still sound, less precise). Counted, so deterministic.
+    pub max_queries: u64,
+}
+
+/// Cubes known to be inconsistent, by the normalised texts of their literals' expressions (so
+/// they apply to any [`VarSet`] holding those expressions): the search never tries a cube that
+/// contains one.
+pub type Known = [Vec<(String, bool)>];
+
+/// Counters of the searches, and the memo of one procedure's answers (keyed by the texts of φ
+/// and of the atoms; cubes over atom positions), so the memo never crosses procedures and the
+/// output does not depend on the schedule.
+#[derive(Debug, Clone, Default)]
+pub struct SearchStats {
+    /// Searches that hit [`Enumerator::max_queries`].
+    pub capped: u64,
+    /// Answers taken from the memo.
+    pub memo_hits: u64,
+    memo: HashMap<String, (Vec<Cube>, Vec<Cube>)>,
 }
 
 fn subset(small: &[Lit], big: &[Lit]) -> bool {
@@ -228,7 +253,14 @@ impl Enumerator<'_> {
     }
 
     /// `F_V(φ)` and `F_V(¬φ)` for a condition φ over the variables `vs` (module doc).
-    pub fn approx(&self, vs: &VarSet, phi: &Expr) -> Approx {
+    pub fn approx(
+        &self,
+        cx: &mut SolverCx<'_>,
+        stats: &mut SearchStats,
+        known: &Known,
+        vs: &VarSet,
+        phi: &Expr,
+    ) -> Approx {
         let phi = normalize(phi.clone());
         let mut out = Approx::default();
         if let ExprKind::Const(v) = phi.kind {
@@ -252,14 +284,75 @@ impl Enumerator<'_> {
         }
         let phi_locs = locations(&phi, self.pts);
         let rel = self.connected(vs, &phi_locs);
+        // The same question (φ over the same expressions) is answered once per procedure.
+        let mut key = self.prog.show_expr(&phi);
+        for &i in &rel {
+            key.push('\u{1}');
+            key.push_str(&self.prog.show_expr(&vs.vars[i].expr));
+        }
+        if let Some((pos, neg)) = stats.memo.get(&key) {
+            let to_vs = |cs: &Vec<Cube>| -> Vec<Cube> {
+                cs.iter()
+                    .map(|c| c.iter().map(|&(k, b)| (rel[k], b)).collect())
+                    .collect()
+            };
+            stats.memo_hits += 1;
+            return Approx {
+                pos: to_vs(pos),
+                neg: to_vs(neg),
+            };
+        }
         // Session atoms: the connected variables, then φ.
         let mut atoms: Vec<Expr> = rel.iter().map(|&i| vs.vars[i].expr.clone()).collect();
         atoms.push(phi.clone());
-        let goal = rel.len();
-        let max_len = self.max_len;
-        let (pos, neg) = self
-            .prover
-            .session(&atoms, |s| search(s, vs, &rel, goal, &phi_locs, max_len));
+        let mut atom_of: HashMap<usize, usize> = HashMap::new();
+        for (k, &i) in rel.iter().enumerate() {
+            atom_of.insert(i, k);
+        }
+        let mut pruned: Vec<Cube> = Vec::new();
+        'cubes: for c in known {
+            let mut d: Cube = Vec::with_capacity(c.len());
+            for (text, b) in c {
+                let Some(k) = vs.find(text).and_then(|i| atom_of.get(&i)) else {
+                    continue 'cubes;
+                };
+                d.push((*k, *b));
+            }
+            d.sort_unstable();
+            pruned.push(d);
+        }
+        let search = Search {
+            pruned,
+            rel: &rel,
+            goal: rel.len(),
+            max_len: self.max_len,
+            max_queries: self.max_queries,
+        };
+        let (pos, neg, capped, queries) = cx.session(&atoms, |s| {
+            search.by_projection(s).unwrap_or_else(|| search.run(s))
+        });
+        if std::env::var_os("C2BP_DEBUG").is_some() {
+            eprintln!(
+                "search: {} atoms, {queries} queries, {} pos, {} neg: {}",
+                rel.len(),
+                pos.len(),
+                neg.len(),
+                self.prog.show_expr(&phi)
+            );
+        }
+        if capped {
+            stats.capped += 1;
+        }
+        let mut pos_of: HashMap<usize, usize> = HashMap::new();
+        for (k, &i) in rel.iter().enumerate() {
+            pos_of.insert(i, k);
+        }
+        let to_atoms = |cs: &Vec<Cube>| -> Vec<Cube> {
+            cs.iter()
+                .map(|c| c.iter().map(|&(i, b)| (pos_of[&i], b)).collect())
+                .collect()
+        };
+        stats.memo.insert(key, (to_atoms(&pos), to_atoms(&neg)));
         out.pos = pos;
         out.neg = neg;
         out
@@ -271,6 +364,7 @@ impl Enumerator<'_> {
     /// shares a location with the cube).
     pub fn inconsistent_cubes(
         &self,
+        cx: &mut SolverCx<'_>,
         vs: &VarSet,
         must: Option<&BTreeSet<usize>>,
         max_len: usize,
@@ -280,7 +374,7 @@ impl Enumerator<'_> {
             return Vec::new();
         }
         let atoms: Vec<Expr> = vs.vars.iter().map(|v| v.expr.clone()).collect();
-        self.prover.session(&atoms, |s| {
+        cx.session(&atoms, |s| {
             let mut found: Vec<Cube> = Vec::new();
             let mut queue: VecDeque<Cube> = VecDeque::new();
             let mut tried: HashSet<Cube> = HashSet::new();
@@ -329,79 +423,262 @@ impl Enumerator<'_> {
 }
 
 /// The breadth-first cube search of [`Enumerator::approx`] inside a session whose atoms are the
-/// variables `rel` (atom `k` is variable `rel[k]`) and then φ (atom `goal`). Returns the cubes
-/// (over variable indices) implying φ and those implying ¬φ.
-fn search(
-    s: &mut Session<'_>,
-    vs: &VarSet,
-    rel: &[usize],
+/// variables `rel` (atom `k` is variable `rel[k]`) and then φ (atom `goal`).
+///
+/// **Model-guided extension.** When a cube `c` does not imply φ, the solver's model `M` of
+/// `c ∧ ¬φ` is a witness; an extension of `c` can imply φ only if it contains a literal false
+/// in `M` (otherwise `M` still witnesses it), so only those literals are added on the φ side —
+/// likewise for ¬φ with a model of `c ∧ φ`. Every cube over `rel` implying φ is still reached,
+/// one literal at a time (at each step some literal of the target is false in the current
+/// witness), so the result is that of the plain enumeration over all of `rel` (C2BP's
+/// relevance, the transitive closure of shared locations from φ) with far fewer queries; the
+/// witnesses replace the paper's per-cube connectivity heuristic.
+struct Search<'a> {
+    /// Known inconsistent cubes (over atom positions).
+    pruned: Vec<Cube>,
+    rel: &'a [usize],
     goal: usize,
-    phi_locs: &BTreeSet<Loc>,
     max_len: Option<usize>,
-) -> (Vec<Cube>, Vec<Cube>) {
-    let mut pos: Vec<Cube> = Vec::new();
-    let mut neg: Vec<Cube> = Vec::new();
-    // Cubes are over atom positions during the search.
-    let implies = |s: &mut Session<'_>, c: &Cube, b: bool| {
-        let mut lits = c.clone();
-        lits.push((goal, !b));
-        s.check(&lits) == SatAnswer::Unsat
-    };
-    if implies(s, &Vec::new(), true) {
-        return (vec![Vec::new()], neg);
-    }
-    if implies(s, &Vec::new(), false) {
-        return (pos, vec![Vec::new()]);
-    }
-    let mut queue: VecDeque<Cube> = VecDeque::new();
-    let mut tried: HashSet<Cube> = HashSet::new();
-    for (k, &i) in rel.iter().enumerate() {
-        if !vs.vars[i].locs.is_disjoint(phi_locs) {
-            for b in [true, false] {
-                let c = vec![(k, b)];
-                tried.insert(c.clone());
-                queue.push_back(c);
+    max_queries: u64,
+}
+
+/// A cube to examine and the sides (φ, ¬φ) it is examined for.
+struct Node {
+    cube: Cube,
+    pos: bool,
+    neg: bool,
+}
+
+/// Cube-search bookkeeping over bitmasks: a cube is (variables, values) over atom positions.
+type MaskCube = (u64, u64);
+
+/// Largest number of atoms for the projection method (valuations are `u64` bitmasks).
+const MAX_PROJECTION_ATOMS: usize = 24;
+
+impl Search<'_> {
+    /// An estimate of the queries of the plain search: two per cube of at most `max_len`
+    /// literals over `n` atoms.
+    fn enumeration_estimate(&self, n: usize) -> u64 {
+        let k = self.max_len.unwrap_or(n).min(n);
+        let mut total: u64 = 0;
+        let mut binom: u64 = 1;
+        for i in 0..=k {
+            if i > 0 {
+                binom = binom * (n - i + 1) as u64 / i as u64;
             }
+            total = total.saturating_add(binom.saturating_mul(1u64 << i.min(62)));
         }
+        total.saturating_mul(2)
     }
-    let mut inconsistent: Vec<Cube> = Vec::new();
-    let covered = |c: &Cube, pos: &[Cube], neg: &[Cube], inc: &[Cube]| {
-        pos.iter().chain(neg).chain(inc).any(|d| subset(d, c))
-    };
-    while let Some(c) = queue.pop_front() {
-        if covered(&c, &pos, &neg, &inconsistent) {
-            continue;
-        }
-        match (implies(s, &c, true), implies(s, &c, false)) {
-            (true, true) => inconsistent.push(c),
-            (true, false) => pos.push(c),
-            (false, true) => neg.push(c),
-            (false, false) => {
-                if max_len.is_some_and(|k| c.len() >= k) {
-                    continue;
+
+    /// The valuations of the `n` atoms over the states where the goal literal holds, by model
+    /// enumeration with blocking clauses; `None` beyond `budget` valuations or on `unknown`.
+    fn project(
+        s: &mut Session<'_>,
+        n: usize,
+        goal: (usize, bool),
+        budget: u64,
+    ) -> Option<Vec<u64>> {
+        s.push();
+        let mut out = Vec::new();
+        let res = loop {
+            let (a, m) = s.check_model(&[goal]);
+            match (a, m) {
+                (SatAnswer::Unsat, _) => break Some(()),
+                (SatAnswer::Sat, Some(m)) => {
+                    let v = (0..n).fold(0u64, |acc, k| acc | (u64::from(m[k]) << k));
+                    out.push(v);
+                    if out.len() as u64 > budget {
+                        break None;
+                    }
+                    let lits: Vec<(usize, bool)> = (0..n).map(|k| (k, m[k])).collect();
+                    s.block(&lits);
                 }
-                let mut c_locs = BTreeSet::new();
-                for (k, _) in &c {
-                    c_locs.extend(vs.vars[rel[*k]].locs.iter().cloned());
-                }
-                for (k, &j) in rel.iter().enumerate() {
-                    if c.iter().any(|l| l.0 == k) || vs.vars[j].locs.is_disjoint(&c_locs) {
+                _ => break None,
+            }
+        };
+        s.pop();
+        res.map(|()| out)
+    }
+
+    /// The minimal cubes of at most `max_len` literals satisfied by no valuation of `avoid` and
+    /// by some valuation of `need` (generated in index order, so each once). `None` when the
+    /// node cap is exceeded.
+    fn minimal_cubes(&self, n: usize, avoid: &[u64], need: &[u64]) -> Option<Vec<MaskCube>> {
+        let k = self.max_len.unwrap_or(n).min(n);
+        let cap = self.max_queries.saturating_mul(10);
+        let mut found: Vec<MaskCube> = Vec::new();
+        let mut queue: VecDeque<(u64, u64, usize, usize)> = VecDeque::new();
+        queue.push_back((0, 0, 0, 0));
+        let mut nodes = 0u64;
+        while let Some((vars, vals, next, len)) = queue.pop_front() {
+            for j in next..n {
+                for b in [1u64, 0u64] {
+                    let cv = vars | (1 << j);
+                    let cl = vals | (b << j);
+                    if found.iter().any(|&(fv, fl)| cv & fv == fv && cl & fv == fl) {
                         continue;
                     }
-                    for b in [true, false] {
-                        let d = insert_lit(&c, (k, b));
-                        if !covered(&d, &pos, &neg, &inconsistent) && tried.insert(d.clone()) {
-                            queue.push_back(d);
-                        }
+                    nodes += 1;
+                    if nodes > cap {
+                        return None;
+                    }
+                    if !need.iter().any(|v| v & cv == cl) {
+                        continue;
+                    }
+                    if !avoid.iter().any(|v| v & cv == cl) {
+                        found.push((cv, cl));
+                    } else if len + 1 < k {
+                        queue.push_back((cv, cl, j + 1, len + 1));
                     }
                 }
             }
         }
+        Some(found)
     }
-    let back = |cs: Vec<Cube>| -> Vec<Cube> {
-        cs.into_iter()
-            .map(|c| c.into_iter().map(|(k, b)| (rel[k], b)).collect())
-            .collect()
-    };
-    (back(pos), back(neg))
+
+    /// `F(φ)` and `F(¬φ)` from the exact projections of `¬φ` and `φ` onto the atoms (the
+    /// Boolean abstraction by enumeration of models, `slam-algorithms.md` §3.3 "fast exact
+    /// alternative"), then the minimal cubes of at most `max_len` literals inside them: the same
+    /// answer as the cube search when the projections are small. `None` (use the search) when
+    /// they are not.
+    fn by_projection(&self, s: &mut Session<'_>) -> Option<(Vec<Cube>, Vec<Cube>, bool, u64)> {
+        let n = self.rel.len();
+        if n > MAX_PROJECTION_ATOMS {
+            return None;
+        }
+        let budget = self.enumeration_estimate(n).min(4096) / 2;
+        let a = Self::project(s, n, (self.goal, false), budget)?;
+        let b = Self::project(s, n, (self.goal, true), budget)?;
+        let queries = (a.len() + b.len() + 2) as u64;
+        if a.is_empty() && !b.is_empty() {
+            return Some((vec![Vec::new()], Vec::new(), false, queries));
+        }
+        if b.is_empty() && !a.is_empty() {
+            return Some((Vec::new(), vec![Vec::new()], false, queries));
+        }
+        // Cubes known inconsistent are never reported: the projections already exclude them.
+        let pos = self.minimal_cubes(n, &a, &b)?;
+        let neg = self.minimal_cubes(n, &b, &a)?;
+        let back = |cs: Vec<MaskCube>| -> Vec<Cube> {
+            cs.into_iter()
+                .map(|(vars, vals)| {
+                    (0..n)
+                        .filter(|k| vars >> k & 1 == 1)
+                        .map(|k| (self.rel[k], vals >> k & 1 == 1))
+                        .collect()
+                })
+                .collect()
+        };
+        Some((back(pos), back(neg), false, queries))
+    }
+
+    fn run(&self, s: &mut Session<'_>) -> (Vec<Cube>, Vec<Cube>, bool, u64) {
+        let mut pos: Vec<Cube> = Vec::new();
+        let mut neg: Vec<Cube> = Vec::new();
+        let mut inconsistent: Vec<Cube> = self.pruned.clone();
+        let mut queries = 0u64;
+        let mut capped = false;
+        let mut queue: VecDeque<Node> = VecDeque::new();
+        let mut sides: HashMap<Cube, (bool, bool)> = HashMap::new();
+        queue.push_back(Node {
+            cube: Vec::new(),
+            pos: true,
+            neg: true,
+        });
+        sides.insert(Vec::new(), (true, true));
+        while let Some(node) = queue.pop_front() {
+            let c = node.cube;
+            if pos
+                .iter()
+                .chain(&neg)
+                .chain(&inconsistent)
+                .any(|d| subset(d, &c))
+            {
+                continue;
+            }
+            if queries >= self.max_queries {
+                capped = true;
+                break;
+            }
+            let mut lits = c.clone();
+            // φ side: c ∧ ¬φ
+            let mut wit_pos: Option<Option<Vec<bool>>> = None;
+            if node.pos {
+                lits.push((self.goal, false));
+                let (a, m) = s.check_model(&lits);
+                lits.pop();
+                queries += 1;
+                if a == SatAnswer::Unsat {
+                    queries += 1;
+                    if s.check(&lits) == SatAnswer::Unsat {
+                        inconsistent.push(c);
+                    } else {
+                        pos.push(c);
+                    }
+                    continue;
+                }
+                wit_pos = Some(m);
+            }
+            let mut wit_neg: Option<Option<Vec<bool>>> = None;
+            if node.neg {
+                lits.push((self.goal, true));
+                let (a, m) = s.check_model(&lits);
+                lits.pop();
+                queries += 1;
+                if a == SatAnswer::Unsat {
+                    if node.pos {
+                        neg.push(c);
+                    } else {
+                        queries += 1;
+                        if s.check(&lits) == SatAnswer::Unsat {
+                            inconsistent.push(c);
+                        } else {
+                            neg.push(c);
+                        }
+                    }
+                    continue;
+                }
+                wit_neg = Some(m);
+            }
+            if self.max_len.is_some_and(|k| c.len() >= k) {
+                continue;
+            }
+            // Does literal (k, b) disagree with a witness? (no model: it may.)
+            let useful = |w: &Option<Option<Vec<bool>>>, k: usize, b: bool| match w {
+                None => false,
+                Some(None) => true,
+                Some(Some(m)) => m[k] != b,
+            };
+            for k in 0..self.rel.len() {
+                if c.iter().any(|l| l.0 == k) {
+                    continue;
+                }
+                for b in [true, false] {
+                    let (p, n) = (useful(&wit_pos, k, b), useful(&wit_neg, k, b));
+                    if !p && !n {
+                        continue;
+                    }
+                    let d = insert_lit(&c, (k, b));
+                    let old = sides.get(&d).copied().unwrap_or((false, false));
+                    let (np, nn) = (p && !old.0, n && !old.1);
+                    if !np && !nn {
+                        continue;
+                    }
+                    sides.insert(d.clone(), (old.0 || p, old.1 || n));
+                    queue.push_back(Node {
+                        cube: d,
+                        pos: np,
+                        neg: nn,
+                    });
+                }
+            }
+        }
+        let back = |cs: Vec<Cube>| -> Vec<Cube> {
+            cs.into_iter()
+                .map(|c| c.into_iter().map(|(k, b)| (self.rel[k], b)).collect())
+                .collect()
+        };
+        (back(pos), back(neg), capped, queries)
+    }
 }

@@ -33,12 +33,12 @@ use std::time::Instant;
 use cir::ir::{Callee, Edge, EdgeKind, Expr, ExprKind, FuncId, Function, NodeId, Program, VarId};
 use cir::pointsto::{Loc, PointsTo};
 use cir::pred::{Predicate, PredicateSet, subst_result};
-use cir::smt::Prover;
+use cir::smt::{Prover, SolverCx};
 use cir::types::CType;
 use cir::wp::{convert, mentions_var, reads_alias, subst_vars, wp_assign};
 
 use crate::Options;
-use crate::cubes::{Cube, Enumerator, VarSet};
+use crate::cubes::{Cube, Enumerator, SearchStats, VarSet};
 use crate::signature::{Signature, call_targets, external_mod, reads_any};
 
 /// What every procedure's translation shares (read-only, so procedures run in parallel).
@@ -59,7 +59,8 @@ pub struct Shared<'a> {
     pub mods: &'a [BTreeSet<Loc>],
     /// The global predicates as variables.
     pub globals: &'a VarSet,
-    /// The inconsistent cubes over global predicates (computed once, shared by every `enforce`).
+    /// The inconsistent cubes over global predicates (computed once, shared by every
+    /// `enforce`), of at most `max(2, enforce_len)` literals.
     pub global_enforce: &'a [Cube],
 }
 
@@ -74,6 +75,10 @@ pub struct ProcStats {
     pub star_updates: u64,
     /// Wall time of the translation, in seconds.
     pub seconds: f64,
+    /// Cube searches stopped by the query limit.
+    pub capped: u64,
+    /// Cube searches answered from the procedure's memo.
+    pub memo_hits: u64,
 }
 
 /// The text of one Boolean procedure and its counters.
@@ -98,8 +103,11 @@ fn own_preds<'a>(preds: &'a PredicateSet, f: &Function) -> &'a [Predicate] {
         .unwrap_or(&[])
 }
 
-struct FnCx<'s, 'a> {
+struct FnCx<'s, 'a, 'c, 'z> {
     sh: &'s Shared<'a>,
+    cx: &'c mut SolverCx<'z>,
+    search: SearchStats,
+    known: Vec<Vec<(String, bool)>>,
     f: &'a Function,
     own: &'a [Predicate],
     body: VarSet,
@@ -110,6 +118,10 @@ struct FnCx<'s, 'a> {
 
 /// Translates one function.
 pub fn translate(sh: &Shared<'_>, fid: FuncId) -> ProcOut {
+    sh.prover.with_solver(|cx| translate_in(sh, cx, fid))
+}
+
+fn translate_in(sh: &Shared<'_>, cx: &mut SolverCx<'_>, fid: FuncId) -> ProcOut {
     let start = Instant::now();
     let prog = sh.prog;
     let f = &prog.functions[fid.0 as usize];
@@ -120,14 +132,17 @@ pub fn translate(sh: &Shared<'_>, fid: FuncId) -> ProcOut {
     }
     let mut cx = FnCx {
         sh,
+        cx,
+        search: SearchStats::default(),
+        known: Vec::new(),
         f,
         own,
         body,
         en: Enumerator {
-            prover: sh.prover,
             pts: sh.pts,
             prog,
             max_len: sh.opts.cube_len,
+            max_queries: sh.opts.max_queries,
         },
         temps: Vec::new(),
         stats: ProcStats {
@@ -137,6 +152,8 @@ pub fn translate(sh: &Shared<'_>, fid: FuncId) -> ProcOut {
     };
     let text = cx.procedure();
     cx.stats.seconds = start.elapsed().as_secs_f64();
+    cx.stats.capped = cx.search.capped;
+    cx.stats.memo_hits = cx.search.memo_hits;
     ProcOut {
         text,
         stats: cx.stats,
@@ -153,7 +170,7 @@ fn annotation(prog: &Program, edge: Option<&Edge>, part: &str, pos: cir::ir::Src
     s
 }
 
-impl FnCx<'_, '_> {
+impl FnCx<'_, '_, '_, '_> {
     fn prog(&self) -> &Program {
         self.sh.prog
     }
@@ -166,7 +183,10 @@ impl FnCx<'_, '_> {
     fn choose(&mut self, vs: &VarSet, w: Option<&Expr>) -> String {
         self.stats.updates += 1;
         let text = match w {
-            Some(w) if !self.havoc_all() => self.en.approx(vs, w).choose_text(vs),
+            Some(w) if !self.havoc_all() => self
+                .en
+                .approx(self.cx, &mut self.search, &self.known, vs, w)
+                .choose_text(vs),
             _ => "*".to_string(),
         };
         if text == "*" {
@@ -274,7 +294,9 @@ impl FnCx<'_, '_> {
     fn procedure(&mut self) -> String {
         let prog = self.sh.prog;
         let f = self.f;
-        // Translate every edge first (alternatives of statement lists).
+        // The inconsistent cubes first: they prune every cube search of the procedure.
+        let enforce = self.enforce();
+        // Translate every edge (alternatives of statement lists).
         let mut blocks: Vec<Vec<Vec<St>>> = Vec::with_capacity(f.edges.len());
         for e in &f.edges {
             let alts = self.edge(e);
@@ -285,7 +307,6 @@ impl FnCx<'_, '_> {
         } else {
             None
         };
-        let enforce = self.enforce();
 
         // Layout: which nodes need a label.
         let n = f.nodes as usize;
@@ -457,10 +478,12 @@ impl FnCx<'_, '_> {
         s
     }
 
-    /// `enforce`: the negation of the inconsistent cubes over the predicates in scope.
+    /// `enforce`: the negation of the inconsistent cubes of at most `--enforce-len` literals over
+    /// the predicates in scope. Those of at most `max(2, --enforce-len)` literals are also kept
+    /// (in `self.known`) to prune the cube searches.
     fn enforce(&mut self) -> Option<String> {
         let len = self.sh.opts.enforce_len;
-        if self.havoc_all() || len == 0 {
+        if self.havoc_all() {
             return None;
         }
         let g = self.sh.globals.vars.len();
@@ -468,19 +491,25 @@ impl FnCx<'_, '_> {
         let mut cubes: Vec<Cube> = self.sh.global_enforce.to_vec();
         if !local.is_empty() {
             cubes.extend(self.en.inconsistent_cubes(
+                self.cx,
                 &self.body,
                 Some(&local),
-                len,
+                len.max(2),
                 self.sh.global_enforce,
             ));
         }
-        if cubes.is_empty() {
-            return None;
-        }
+        self.known = cubes
+            .iter()
+            .map(|c| self.body.cube_key(self.sh.prog, c))
+            .collect();
         let parts: Vec<String> = cubes
             .iter()
+            .filter(|c| c.len() <= len)
             .map(|c| format!("!{}", self.body.cube_text(c)))
             .collect();
+        if parts.is_empty() {
+            return None;
+        }
         Some(parts.join(" & "))
     }
 
@@ -549,7 +578,9 @@ impl FnCx<'_, '_> {
                 let g = if self.havoc_all() {
                     "*".to_string()
                 } else {
-                    self.en.approx(&vs, c).weaken_text(&vs)
+                    self.en
+                        .approx(self.cx, &mut self.search, &self.known, &vs, c)
+                        .weaken_text(&vs)
                 };
                 vec![vec![St {
                     part: "cond",

@@ -51,6 +51,8 @@ pub struct Options {
     pub sem: Semantics,
     /// Z3's deterministic resource limit per query.
     pub rlimit: u32,
+    /// Maximum solver queries of one cube search (a count, so deterministic).
+    pub max_queries: u64,
 }
 
 impl Default for Options {
@@ -61,6 +63,7 @@ impl Default for Options {
             havoc_all: false,
             sem: Semantics::default(),
             rlimit: cir::smt::DEFAULT_RLIMIT,
+            max_queries: 20_000,
         }
     }
 }
@@ -141,6 +144,10 @@ impl Output {
             100.0 * s as f64 / u as f64
         };
         let _ = writeln!(out, "  updates: {u}, of which `*`: {s} ({share:.1}%)");
+        let capped: u64 = self.procs.iter().map(|p| p.capped).sum();
+        let _ = writeln!(out, "  cube searches stopped by the query limit: {capped}");
+        let memo: u64 = self.procs.iter().map(|p| p.memo_hits).sum();
+        let _ = writeln!(out, "  cube searches answered from the memo: {memo}");
         let _ = writeln!(out, "  global enforce: {:.3} s", self.global_seconds);
         let _ = writeln!(
             out,
@@ -184,16 +191,17 @@ pub fn abstract_program(
         globals.push(prog, &pts, p.name(), &p.expr);
     }
     let t0 = std::time::Instant::now();
-    let global_enforce = if opts.havoc_all || opts.enforce_len == 0 {
+    let global_enforce = if opts.havoc_all {
         Vec::new()
     } else {
-        Enumerator {
-            prover: &prover,
+        let en = Enumerator {
             pts: &pts,
             prog,
             max_len: opts.cube_len,
-        }
-        .inconsistent_cubes(&globals, None, opts.enforce_len, &[])
+            max_queries: opts.max_queries,
+        };
+        let len = opts.enforce_len.max(2);
+        prover.with_solver(|cx| en.inconsistent_cubes(cx, &globals, None, len, &[]))
     };
     let global_seconds = t0.elapsed().as_secs_f64();
     let shared = emit::Shared {

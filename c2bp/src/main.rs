@@ -30,6 +30,12 @@ struct Args {
     /// The predicate file (none: the empty set).
     #[arg(short, long, value_name = "FILE")]
     preds: Option<PathBuf>,
+    /// Add the program's branch conditions to the predicates (an initial predicate set).
+    #[arg(long = "branch-preds")]
+    branch_preds: bool,
+    /// Write the predicates used (predicate-file format) to FILE.
+    #[arg(long = "write-preds", value_name = "FILE")]
+    write_preds: Option<PathBuf>,
     /// Write the Boolean program to FILE instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -63,6 +69,9 @@ struct Args {
     /// Z3's deterministic resource limit per query.
     #[arg(long, value_name = "N", default_value_t = cir::smt::DEFAULT_RLIMIT)]
     rlimit: u32,
+    /// Maximum solver queries of one cube search (beyond it: the cubes found so far, more `*`).
+    #[arg(long = "max-queries", value_name = "N", default_value_t = 20_000)]
+    max_queries: u64,
     /// Print statistics to standard error (prover calls, cache hits, `*` share, time per procedure).
     #[arg(long)]
     stats: bool,
@@ -123,7 +132,7 @@ fn main() -> ExitCode {
             w.message
         );
     }
-    let preds = match &args.preds {
+    let mut preds = match &args.preds {
         None => cir::pred::PredicateSet::default(),
         Some(p) => {
             let text = match std::fs::read_to_string(p) {
@@ -136,6 +145,14 @@ fn main() -> ExitCode {
             }
         }
     };
+    if args.branch_preds {
+        cir::pred::merge_into(&mut preds, cir::pred::branch_predicates(&prog));
+    }
+    if let Some(p) = &args.write_preds
+        && let Err(e) = std::fs::write(p, cir::pred::predicate_file_text(&preds))
+    {
+        return fail(exit::INPUT_ERROR, format!("{}: {e}", p.display()));
+    }
     let opts = c2bp::Options {
         cube_len: args.cube_len.0,
         enforce_len: args.enforce_len,
@@ -145,6 +162,7 @@ fn main() -> ExitCode {
             bitvector: args.bitvector,
         },
         rlimit: args.rlimit,
+        max_queries: args.max_queries,
     };
     let mut extra = Vec::new();
     let mut errors: Vec<String> = error_fns.iter().map(|f| format!("call:{f}")).collect();

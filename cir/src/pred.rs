@@ -274,6 +274,115 @@ fn parse_predicate_at(
     })
 }
 
+/// The branch conditions of the program as predicates (an initial predicate set, e.g. for
+/// `c2bp --branch-preds`): for every `assume` edge, its condition, normalised, in the scope of its
+/// function (global when it mentions global storage only); a condition whose negation is already
+/// present is not added again. Conditions over floating-point values are skipped (no theory).
+pub fn branch_predicates(prog: &Program) -> PredicateSet {
+    let mut set = PredicateSet::default();
+    let mut seen: HashMap<PredScope, BTreeSet<String>> = HashMap::new();
+    for f in &prog.functions {
+        for e in &f.edges {
+            let crate::ir::EdgeKind::Assume(c) = &e.kind else {
+                continue;
+            };
+            let mut float = false;
+            c.walk(&mut |x| float |= x.ty.is_float());
+            if float {
+                continue;
+            }
+            let expr = normalize(c.clone());
+            let neg = normalize(int_expr(ExprKind::Unary(
+                UnOp::LogNot,
+                Box::new(expr.clone()),
+            )));
+            let global = {
+                let mut g = true;
+                expr.walk(&mut |x| {
+                    if let ExprKind::Var(v) = x.kind {
+                        g &= prog.var(v).is_global();
+                    }
+                });
+                g
+            };
+            let scope = if global {
+                PredScope::Global
+            } else {
+                PredScope::Function(f.id)
+            };
+            let text = prog.show_expr(&expr);
+            let neg_text = prog.show_expr(&neg);
+            let global_seen = seen.get(&PredScope::Global).cloned().unwrap_or_default();
+            let s = seen.entry(scope).or_default();
+            if s.contains(&text)
+                || s.contains(&neg_text)
+                || global_seen.contains(&text)
+                || global_seen.contains(&neg_text)
+            {
+                continue;
+            }
+            s.insert(text.clone());
+            let p = Predicate { expr, text, scope };
+            match scope {
+                PredScope::Global => set.global.push(p),
+                PredScope::Function(_) => {
+                    set.per_function.entry(f.name.clone()).or_default().push(p)
+                }
+            }
+        }
+    }
+    let globals = seen.remove(&PredScope::Global).unwrap_or_default();
+    for ps in set.per_function.values_mut() {
+        ps.retain(|p| !globals.contains(&p.text));
+    }
+    set
+}
+
+/// Merges `other` into `self` (deduplicated by canonical text; a function predicate equal to a
+/// global one is dropped).
+pub fn merge_into(set: &mut PredicateSet, other: PredicateSet) {
+    for p in other.global {
+        if !set.global.iter().any(|q| q.text == p.text) {
+            set.global.push(p);
+        }
+    }
+    for (f, ps) in other.per_function {
+        let own = set.per_function.entry(f).or_default();
+        for p in ps {
+            if !own.iter().any(|q| q.text == p.text) {
+                own.push(p);
+            }
+        }
+    }
+    let globals: BTreeSet<String> = set.global.iter().map(|p| p.text.clone()).collect();
+    for ps in set.per_function.values_mut() {
+        ps.retain(|p| !globals.contains(&p.text));
+    }
+}
+
+/// The predicate-file text of a set (re-parses to the same set).
+pub fn predicate_file_text(set: &PredicateSet) -> String {
+    let mut s = String::new();
+    if !set.global.is_empty() {
+        s.push_str("global:\n");
+        for p in &set.global {
+            s.push_str(&p.text);
+            s.push('\n');
+        }
+    }
+    for (f, ps) in &set.per_function {
+        if ps.is_empty() {
+            continue;
+        }
+        s.push_str(&format!("function {f}:\n"));
+        for p in ps {
+            s.push_str(&p.text);
+            s.push('\n');
+        }
+    }
+    s
+}
+
 /// Removes a comment: `//` anywhere, `#` at the start of the line or after a blank.
 fn strip_comment(line: &str) -> &str {
     let b = line.as_bytes();

@@ -308,44 +308,32 @@ impl<'p> Prover<'p> {
         k
     }
 
-    /// Runs `f` with a [`Session`] over `atoms` (C conditions about one state) in a fresh Z3
-    /// context of the calling thread. Session queries count as solver calls in [`Stats`]; they do
-    /// not go through the cache.
-    pub fn session<R: Send + Sync>(
+    /// Runs `f` with a [`SolverCx`] (one fresh Z3 context of the calling thread). Its queries
+    /// count as solver calls in [`Stats`]; they do not go through the cache.
+    pub fn with_solver<R: Send + Sync>(
         &self,
-        atoms: &[Expr],
-        f: impl FnOnce(&mut Session<'_>) -> R + Send + Sync,
+        f: impl FnOnce(&mut SolverCx<'_>) -> R + Send + Sync,
     ) -> R {
         let cfg = z3::Config::new();
         let prog = self.prog;
         let sem = self.sem;
         let rlimit = self.rlimit;
         let (r, queries, unknowns) = z3::with_z3_config(&cfg, move || {
-            let mut enc = Encoder::new(prog, sem);
-            let conds: Vec<Bool> = atoms.iter().map(|a| enc.cond(a)).collect();
             let solver = Solver::new();
             let mut params = Params::new();
             if rlimit > 0 {
                 params.set_u32("rlimit", rlimit);
             }
             solver.set_params(&params);
-            for fact in enc.finish() {
-                solver.assert(&fact);
-            }
-            let mut inds = Vec::with_capacity(conds.len());
-            for (i, c) in conds.iter().enumerate() {
-                let a = Bool::new_const(format!("atom!{i}"));
-                solver.assert(a.eq(c));
-                inds.push(a);
-            }
-            let mut s = Session {
-                solver: &solver,
-                atoms: &inds,
+            let mut cx = SolverCx {
+                prog,
+                sem,
+                solver,
                 queries: 0,
                 unknowns: 0,
             };
-            let r = f(&mut s);
-            (r, s.queries, s.unknowns)
+            let r = f(&mut cx);
+            (r, cx.queries, cx.unknowns)
         });
         self.queries.fetch_add(queries, Ordering::Relaxed);
         self.solver_calls.fetch_add(queries, Ordering::Relaxed);
@@ -415,13 +403,53 @@ impl<'p> Prover<'p> {
     }
 }
 
-/// A sequence of related questions over a fixed list of atoms, answered in **one** Z3 context
-/// (see [`Prover::session`]): each atom gets an indicator literal `a_i ⇔ atom_i`, and a query is
-/// a conjunction of literals checked with `check_assumptions`. This is the incremental mode of
-/// `slam-algorithms.md` §3.3 ("assumption literals"): encoding once and reusing the solver makes
-/// a query far cheaper than a fresh context. Answers are deterministic because the sequence of
-/// queries in a session is (the caller's order), and each session starts from a fresh context.
-/// `Unknown` answers count as "satisfiable" (not proved), as everywhere.
+/// One Z3 context and solver for a sequence of [`Session`]s in the calling thread (see
+/// [`Prover::with_solver`]): a caller that asks many questions (c2bp abstracting one procedure)
+/// pays for the context once. Each session pushes a scope, encodes its atoms afresh (with their
+/// range and memory facts) and pops it at the end, so sessions do not see each other's
+/// assertions. Answers are deterministic because the sequence of operations on one context is
+/// the caller's (deterministic) order, and Z3's resource limit applies to each check.
+pub struct SolverCx<'p> {
+    prog: &'p Program,
+    sem: Semantics,
+    solver: Solver,
+    queries: u64,
+    unknowns: u64,
+}
+
+impl SolverCx<'_> {
+    /// Runs `f` with a [`Session`] over `atoms` (C conditions about one state).
+    pub fn session<R>(&mut self, atoms: &[Expr], f: impl FnOnce(&mut Session<'_>) -> R) -> R {
+        self.solver.push();
+        let mut enc = Encoder::new(self.prog, self.sem);
+        let conds: Vec<Bool> = atoms.iter().map(|a| enc.cond(a)).collect();
+        for fact in enc.finish() {
+            self.solver.assert(&fact);
+        }
+        let mut inds = Vec::with_capacity(conds.len());
+        for (i, c) in conds.iter().enumerate() {
+            let a = Bool::new_const(format!("atom!{i}"));
+            self.solver.assert(a.eq(c));
+            inds.push(a);
+        }
+        let mut s = Session {
+            solver: &self.solver,
+            atoms: &inds,
+            queries: 0,
+            unknowns: 0,
+        };
+        let r = f(&mut s);
+        self.queries += s.queries;
+        self.unknowns += s.unknowns;
+        self.solver.pop(1);
+        r
+    }
+}
+
+/// Questions over a fixed list of atoms inside a [`SolverCx`]: each atom has an indicator
+/// literal `a_i ⇔ atom_i`, and a query is a conjunction of literals checked with
+/// `check_assumptions` (the incremental mode of `slam-algorithms.md` §3.3, "assumption
+/// literals"). `Unknown` counts as "satisfiable" (not proved), as everywhere.
 pub struct Session<'s> {
     solver: &'s Solver,
     atoms: &'s [Bool],
@@ -430,11 +458,8 @@ pub struct Session<'s> {
 }
 
 impl Session<'_> {
-    /// Whether the conjunction of the literals (atom index, polarity) may hold.
-    pub fn check(&mut self, lits: &[(usize, bool)]) -> SatAnswer {
-        self.queries += 1;
-        let assumptions: Vec<Bool> = lits
-            .iter()
+    fn assume(&self, lits: &[(usize, bool)]) -> Vec<Bool> {
+        lits.iter()
             .map(|&(i, pos)| {
                 if pos {
                     self.atoms[i].clone()
@@ -442,15 +467,52 @@ impl Session<'_> {
                     self.atoms[i].not()
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    /// Whether the conjunction of the literals (atom index, polarity) may hold.
+    pub fn check(&mut self, lits: &[(usize, bool)]) -> SatAnswer {
+        self.check_model(lits).0
+    }
+
+    /// Like [`Session::check`], with the value of every atom in a model when satisfiable.
+    pub fn check_model(&mut self, lits: &[(usize, bool)]) -> (SatAnswer, Option<Vec<bool>>) {
+        self.queries += 1;
+        let assumptions = self.assume(lits);
         match self.solver.check_assumptions(&assumptions) {
-            SatResult::Sat => SatAnswer::Sat,
-            SatResult::Unsat => SatAnswer::Unsat,
+            SatResult::Sat => {
+                let model = self.solver.get_model().and_then(|m| {
+                    self.atoms
+                        .iter()
+                        .map(|a| m.eval(a, true).and_then(|v| v.as_bool()))
+                        .collect::<Option<Vec<bool>>>()
+                });
+                (SatAnswer::Sat, model)
+            }
+            SatResult::Unsat => (SatAnswer::Unsat, None),
             SatResult::Unknown => {
                 self.unknowns += 1;
-                SatAnswer::Unknown
+                (SatAnswer::Unknown, None)
             }
         }
+    }
+
+    /// Opens a scope for [`Session::block`] clauses.
+    pub fn push(&mut self) {
+        self.solver.push();
+    }
+
+    /// Closes the innermost scope opened by [`Session::push`], dropping its clauses.
+    pub fn pop(&mut self) {
+        self.solver.pop(1);
+    }
+
+    /// Asserts that the conjunction of the literals does not hold (a blocking clause, for
+    /// enumerating models), until the enclosing [`Session::push`] scope is popped.
+    pub fn block(&mut self, lits: &[(usize, bool)]) {
+        let neg: Vec<Bool> = self.assume(lits).iter().map(Bool::not).collect();
+        let refs: Vec<&Bool> = neg.iter().collect();
+        self.solver.assert(Bool::or(&refs));
     }
 
     /// Number of atoms.
