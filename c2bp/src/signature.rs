@@ -188,13 +188,55 @@ pub fn mod_sets(prog: &Program, pts: &PointsTo) -> Vec<BTreeSet<Loc>> {
     direct
 }
 
-/// Whether a condition reads an object in `m`.
-pub fn reads_any(pts: &PointsTo, e: &Expr, m: &BTreeSet<Loc>) -> bool {
-    let mut hit = false;
-    e.walk(&mut |x| {
-        if !hit && x.is_lvalue() {
-            hit = pts.objects(x).iter().any(|o| m.contains(o));
+/// The objects an expression reads: every lvalue it evaluates, but not the object whose
+/// address `&l` takes (only what the address computation reads: `&a[i]` reads `i`, `&p->f`
+/// reads `p`).
+pub fn read_objects(pts: &PointsTo, e: &Expr, out: &mut BTreeSet<Loc>) {
+    fn address_reads(pts: &PointsTo, l: &Expr, out: &mut BTreeSet<Loc>) {
+        match &l.kind {
+            ExprKind::Var(_) | ExprKind::Func(_) | ExprKind::Str(_) => {}
+            ExprKind::Field(b, _) => address_reads(pts, b, out),
+            ExprKind::Index(a, i) => {
+                if matches!(a.ty, CType::Array(..)) {
+                    address_reads(pts, a, out);
+                } else {
+                    read_objects(pts, a, out);
+                }
+                read_objects(pts, i, out);
+            }
+            ExprKind::Deref(p) => read_objects(pts, p, out),
+            _ => read_objects(pts, l, out),
         }
-    });
-    hit
+    }
+    match &e.kind {
+        ExprKind::AddrOf(l) => address_reads(pts, l, out),
+        _ => {
+            if e.is_lvalue() && !matches!(e.ty, CType::Array(..)) {
+                out.extend(pts.objects(e));
+            }
+            if let ExprKind::Index(a, i) = &e.kind
+                && matches!(a.ty, CType::Array(..))
+            {
+                // `a[i]` reads the element (above) and `i`, not all of `a` as a value.
+                address_reads(pts, a, out);
+                read_objects(pts, i, out);
+                return;
+            }
+            for c in e.children() {
+                if let ExprKind::Field(..) = e.kind {
+                    // `s.f` reads part of `s` (counted above); `p->f` also reads `p`.
+                    address_reads(pts, c, out);
+                } else {
+                    read_objects(pts, c, out);
+                }
+            }
+        }
+    }
+}
+
+/// Whether a condition reads an object in `m` (see [`read_objects`]).
+pub fn reads_any(pts: &PointsTo, e: &Expr, m: &BTreeSet<Loc>) -> bool {
+    let mut objs = BTreeSet::new();
+    read_objects(pts, e, &mut objs);
+    objs.iter().any(|o| m.contains(o))
 }
