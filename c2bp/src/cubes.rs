@@ -22,10 +22,11 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
-use cir::ir::{Expr, ExprKind, Program, UnOp};
+use cir::ir::{BinOp, Expr, ExprKind, Program, UnOp, VarId};
 use cir::pointsto::{Loc, PointsTo};
 use cir::pred::normalize;
 use cir::smt::{SatAnswer, Session, SolverCx};
+use cir::types::{CType, DataModel};
 
 /// A literal: the index of a variable in a [`VarSet`] and its polarity.
 pub type Lit = (usize, bool);
@@ -44,8 +45,9 @@ pub struct PredVar {
     pub locs: BTreeSet<Loc>,
 }
 
-/// The locations an expression reads: every variable and every object an lvalue in it may
-/// access (through pointers, by the points-to analysis).
+/// The locations an expression is about: every object an lvalue in it may access (through
+/// pointers, by the points-to analysis), including those whose address it takes (`p == &x` is
+/// about `x` too, for relevance).
 pub fn locations(e: &Expr, pts: &PointsTo) -> BTreeSet<Loc> {
     let mut out = BTreeSet::new();
     e.walk(&mut |x| {
@@ -252,6 +254,79 @@ impl Enumerator<'_> {
         (0..vs.vars.len()).filter(|i| in_set[*i]).collect()
     }
 
+    /// The variable of a condition `t op e` that the condition alone constrains, if its truth
+    /// can be chosen freely through that variable: `t` an integer variable whose address is
+    /// never taken and that `occurs` counts once (here), `op` a comparison, and `e` either a
+    /// variable of `t`'s type (for `==`, `!=`) or a constant of `t`'s type strictly inside its
+    /// range (any comparison). Whatever the other variables hold, some value of `t` makes the
+    /// condition true and another makes it false.
+    fn private_variable(&self, e: &Expr, occurs: &HashMap<VarId, usize>) -> Option<VarId> {
+        let ExprKind::Binary(op, a, b) = &e.kind else {
+            return None;
+        };
+        let equality = matches!(op, BinOp::Eq | BinOp::Ne);
+        if !equality && !matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
+            return None;
+        }
+        let free = |t: &Expr, other: &Expr| -> Option<VarId> {
+            let (ExprKind::Var(v), CType::Int(kind)) = (&t.kind, &t.ty) else {
+                return None;
+            };
+            if occurs.get(v) != Some(&1)
+                || other.ty != t.ty
+                || self.pts.is_address_taken(&Loc::Var(*v))
+            {
+                return None;
+            }
+            let other_ok = match other.kind {
+                ExprKind::Var(w) => equality && w != *v,
+                ExprKind::Const(c) => [DataModel::Ilp32, DataModel::Lp64].iter().all(|dm| {
+                    let (lo, hi) = kind.range(*dm);
+                    lo < c && c < hi
+                }),
+                _ => false,
+            };
+            other_ok.then_some(*v)
+        };
+        free(a, b).or_else(|| free(b, a))
+    }
+
+    /// Drops from `rel` the *independent* atoms (see [`Enumerator::private_variable`]), to a
+    /// fixpoint, and says whether φ itself is independent. This is exact: for a cube `c` over
+    /// the other atoms and a literal `l` of an independent atom, `c ∧ l` implies φ (or is
+    /// inconsistent) exactly when `c` does, since `l` can be made true by changing a variable
+    /// nothing else mentions — so no minimal cube contains `l`. An independent φ is implied
+    /// by no consistent cube, nor is ¬φ. (Driver code is full of these: `code == __cil_tmp62`
+    /// for twelve temporaries, `s == NP` for eight state constants.)
+    fn drop_independent(&self, vs: &VarSet, rel: &mut Vec<usize>, phi: &Expr) -> bool {
+        let mut occurs: HashMap<VarId, usize> = HashMap::new();
+        let count = |e: &Expr, occurs: &mut HashMap<VarId, usize>, d: isize| {
+            e.walk(&mut |x| {
+                if let ExprKind::Var(v) = x.kind {
+                    let n = occurs.entry(v).or_default();
+                    *n = n.wrapping_add_signed(d);
+                }
+            });
+        };
+        count(phi, &mut occurs, 1);
+        for &i in rel.iter() {
+            count(&vs.vars[i].expr, &mut occurs, 1);
+        }
+        if self.private_variable(phi, &occurs).is_some() {
+            return true;
+        }
+        loop {
+            let Some(k) = rel
+                .iter()
+                .position(|&i| self.private_variable(&vs.vars[i].expr, &occurs).is_some())
+            else {
+                return false;
+            };
+            count(&vs.vars[rel[k]].expr, &mut occurs, -1);
+            rel.remove(k);
+        }
+    }
+
     /// `F_V(φ)` and `F_V(¬φ)` for a condition φ over the variables `vs` (module doc).
     pub fn approx(
         &self,
@@ -283,7 +358,10 @@ impl Enumerator<'_> {
             return out;
         }
         let phi_locs = locations(&phi, self.pts);
-        let rel = self.connected(vs, &phi_locs);
+        let mut rel = self.connected(vs, &phi_locs);
+        if self.drop_independent(vs, &mut rel, &phi) {
+            return out;
+        }
         // The same question (φ over the same expressions) is answered once per procedure.
         let mut key = self.prog.show_expr(&phi);
         for &i in &rel {
@@ -331,15 +409,14 @@ impl Enumerator<'_> {
         let (pos, neg, capped, queries) = cx.session(&atoms, |s| {
             search.by_projection(s).unwrap_or_else(|| search.run(s))
         });
-        if std::env::var_os("C2BP_DEBUG").is_some() {
-            eprintln!(
-                "search: {} atoms, {queries} queries, {} pos, {} neg: {}",
-                rel.len(),
-                pos.len(),
-                neg.len(),
-                self.prog.show_expr(&phi)
-            );
-        }
+        tracing::debug!(
+            atoms = rel.len(),
+            queries,
+            pos = pos.len(),
+            neg = neg.len(),
+            "cube search for {}",
+            self.prog.show_expr(&phi)
+        );
         if capped {
             stats.capped += 1;
         }
@@ -547,7 +624,7 @@ impl Search<'_> {
         if n > MAX_PROJECTION_ATOMS {
             return None;
         }
-        let budget = self.enumeration_estimate(n).min(4096) / 2;
+        let budget = (self.enumeration_estimate(n) / 4).min(256);
         let a = Self::project(s, n, (self.goal, false), budget)?;
         let b = Self::project(s, n, (self.goal, true), budget)?;
         let queries = (a.len() + b.len() + 2) as u64;
