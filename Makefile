@@ -27,9 +27,11 @@ fmt:
 	cargo fmt --all
 
 # Performance of bebop on generated families (a)-(d) at sizes x1, x2, x4: a table on stdout.
+# Then c2bp on the SV-COMP corpus: time, prover queries, share of `*` updates per program.
 bench:
 	scripts/setup.sh
-	cargo build --release -p bebop -p bp-bench
+	cargo build --release -p bebop -p bp-bench -p c2bp
 	target/release/bebop-bench
+	scripts/c2bp-bench.sh
 
 ci: lint test
