@@ -10,6 +10,7 @@
 
 pub mod error;
 pub mod frontend;
+pub mod interp;
 pub mod ir;
 pub mod lower;
 pub mod pointsto;
