@@ -13,43 +13,6 @@ mod common;
 
 use std::path::Path;
 
-fn variants(name: &str) -> Vec<(String, cir::LowerOptions)> {
-    let base = cir::LowerOptions::default();
-    match name {
-        "errors" => vec![
-            (
-                "errors.fn".into(),
-                cir::LowerOptions {
-                    error_fns: vec!["error".into()],
-                    ..base.clone()
-                },
-            ),
-            (
-                "errors.label".into(),
-                cir::LowerOptions {
-                    error_labels: vec!["ERROR".into()],
-                    ..base.clone()
-                },
-            ),
-            (
-                "errors.assert".into(),
-                cir::LowerOptions {
-                    assert_is_error: true,
-                    ..base
-                },
-            ),
-        ],
-        "fig1" => vec![(
-            "fig1".into(),
-            cir::LowerOptions {
-                error_fns: vec!["error".into()],
-                ..base
-            },
-        )],
-        _ => vec![(name.to_string(), base)],
-    }
-}
-
 #[test]
 fn golden_abstractions() {
     let dir = common::data_dir();
@@ -64,7 +27,7 @@ fn golden_abstractions() {
     let mut failures = Vec::new();
     for c in &cs {
         let name = c.file_stem().expect("stem").to_string_lossy().to_string();
-        for (out_name, lower) in variants(&name) {
+        for (out_name, lower) in common::golden_variants(&name) {
             let prog = common::load(c, &lower);
             let preds = common::preds(&prog, Some(&c.with_extension("preds")));
             let out = common::abstract_file(c, &prog, &preds, &c2bp::Options::default());
@@ -116,7 +79,7 @@ fn golden_verdicts() {
     for (names, unsafe_) in [(&expect_safe[..], false), (&expect_unsafe[..], true)] {
         for name in names {
             let c = dir.join(format!("{name}.c"));
-            for (v, lower) in variants(name) {
+            for (v, lower) in common::golden_variants(name) {
                 let prog = common::load(Path::new(&c), &lower);
                 let preds = common::preds(&prog, Some(&c.with_extension("preds")));
                 let out = common::abstract_file(&c, &prog, &preds, &c2bp::Options::default());

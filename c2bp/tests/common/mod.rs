@@ -55,3 +55,42 @@ pub fn bebop_unsafe(text: &str) -> bool {
     let out = bebop::verify(&prog, &bebop::Options::default()).expect("bebop runs");
     !out.verdict.is_safe()
 }
+
+/// The lowering options of a golden input: `errors.c` once per error convention, `fig1.c`
+/// with `error()` as the error, the others with the defaults.
+pub fn golden_variants(name: &str) -> Vec<(String, cir::LowerOptions)> {
+    let base = cir::LowerOptions::default();
+    match name {
+        "errors" => vec![
+            (
+                "errors.fn".into(),
+                cir::LowerOptions {
+                    error_fns: vec!["error".into()],
+                    ..base.clone()
+                },
+            ),
+            (
+                "errors.label".into(),
+                cir::LowerOptions {
+                    error_labels: vec!["ERROR".into()],
+                    ..base.clone()
+                },
+            ),
+            (
+                "errors.assert".into(),
+                cir::LowerOptions {
+                    assert_is_error: true,
+                    ..base
+                },
+            ),
+        ],
+        "fig1" => vec![(
+            "fig1".into(),
+            cir::LowerOptions {
+                error_fns: vec!["error".into()],
+                ..base
+            },
+        )],
+        _ => vec![(name.to_string(), base)],
+    }
+}
