@@ -875,6 +875,10 @@ mod tests {
     }
 
     fn load(src: &str) -> Program {
+        load_with(src, &crate::LowerOptions::default())
+    }
+
+    fn load_with(src: &str, opts: &crate::LowerOptions) -> Program {
         let dir = std::env::temp_dir().join(format!("cir-interp-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join(format!("t{:x}.c", {
@@ -884,7 +888,7 @@ mod tests {
             h.finish()
         }));
         std::fs::write(&path, src).expect("write");
-        crate::load_file(&path, &crate::LowerOptions::default()).expect("lowers")
+        crate::load_file(&path, opts).expect("lowers")
     }
 
     /// Runs to the end; returns how it ended.
@@ -966,5 +970,32 @@ mod tests {
              __VERIFIER_assume(x > 0); reach_error(); return 0; }}"
         ));
         assert_eq!(run(&p, vec![]), Ok(End::Blocked));
+    }
+
+    #[test]
+    fn statement_expressions_and_glibc_assert() {
+        let opts = crate::LowerOptions {
+            assert_is_error: true,
+            ..crate::LowerOptions::default()
+        };
+        for (k, expected_error) in [(4, false), (3, true)] {
+            let p = load_with(
+                &format!(
+                    "#include <assert.h>\nint main(void) {{ int x = 1;\n\
+                     int y = ({{ int z = x + 1; z * 2; }});\n\
+                     assert(y == {k}); return 0; }}"
+                ),
+                &opts,
+            );
+            let end = run(&p, vec![]);
+            assert_eq!(
+                matches!(end, Ok(End::Error(_))),
+                expected_error,
+                "{k}: {end:?}"
+            );
+            if !expected_error {
+                assert_eq!(end, Ok(End::Exit));
+            }
+        }
     }
 }

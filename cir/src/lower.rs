@@ -63,8 +63,9 @@
 //!   else `int`; enumeration constants are `int`.
 //! - Unprototyped calls (implicit declarations) assume `int f()`, with a warning.
 //!
-//! Rejected with [`CirError::Unsupported`] (file:line:col): statement expressions, compound
-//! literals, `_Generic`, `va_arg`, `offsetof`, `_Alignof`, K&R definitions with identifier lists,
+//! GNU statement expressions `({ …; e; })` are lowered (their statements, then `e`'s value).
+//!
+//! Rejected with [`CirError::Unsupported`] (file:line:col): compound literals, `_Generic`, `va_arg`, `offsetof`, `_Alignof`, K&R definitions with identifier lists,
 //! anonymous struct members, oversized aggregate initialisers.
 
 use std::collections::{HashMap, HashSet};
@@ -2144,6 +2145,18 @@ impl<'a> Lowerer<'a> {
                 Some(Binding::Typedef(_)) => {
                     self.invalid(&e.span, format!("`{}` is a type", i.node.name))
                 }
+                None if matches!(
+                    i.node.name.as_str(),
+                    "__func__" | "__FUNCTION__" | "__PRETTY_FUNCTION__"
+                ) =>
+                {
+                    // The predefined identifier: the enclosing function's name as a string.
+                    let name = self.fb.as_ref().map(|f| f.name.clone()).unwrap_or_default();
+                    Ok(Expr {
+                        kind: ExprKind::Str(name),
+                        ty: CType::Int(IntKind::Char).ptr_to(),
+                    })
+                }
                 None => self.invalid(&e.span, format!("undeclared identifier `{}`", i.node.name)),
             },
             Expression::Constant(c) => match &c.node {
@@ -2291,15 +2304,62 @@ impl<'a> Lowerer<'a> {
                 }
                 self.expr(last)
             }
-            Expression::Statement(_) => {
-                self.unsupported(&e.span, "statement expressions `({ … })`")
-            }
+            Expression::Statement(st) => self.statement_expression(st, pos),
             Expression::CompoundLiteral(_) => self.unsupported(&e.span, "compound literals"),
             Expression::GenericSelection(_) => self.unsupported(&e.span, "_Generic"),
             Expression::AlignOf(_) => self.unsupported(&e.span, "_Alignof"),
             Expression::OffsetOf(_) => self.unsupported(&e.span, "offsetof"),
             Expression::VaArg(_) => self.unsupported(&e.span, "va_arg"),
         }
+    }
+
+    /// A GNU statement expression `({ s1; …; e; })`: the statements in a new scope, then the
+    /// value of the last expression statement (copied to a temporary when scalar, so it is the
+    /// value at the end of the block); `void` when the block ends otherwise. glibc's `assert`
+    /// expands to one.
+    fn statement_expression(&mut self, st: &Node<Statement>, pos: SrcPos) -> R<Expr> {
+        let Statement::Compound(items) = &st.node else {
+            return self.unsupported(&st.span, "a statement expression without a block");
+        };
+        self.scopes.push(Scope::default());
+        let r = (|| {
+            let void = Expr::int(0, CType::Void);
+            let Some((last, init)) = items.split_last() else {
+                return Ok(void);
+            };
+            for it in init {
+                match &it.node {
+                    BlockItem::Declaration(d) => self.local_declaration(&d.node, &d.span)?,
+                    BlockItem::Statement(s) => self.stmt(s)?,
+                    BlockItem::StaticAssert(_) => {}
+                }
+            }
+            match &last.node {
+                BlockItem::Declaration(d) => {
+                    self.local_declaration(&d.node, &d.span)?;
+                    Ok(void)
+                }
+                BlockItem::StaticAssert(_) => Ok(void),
+                BlockItem::Statement(s) => match &s.node {
+                    Statement::Expression(Some(x)) => {
+                        let v = self.expr(x)?;
+                        if !v.ty.is_scalar() {
+                            return Ok(v);
+                        }
+                        let t = self.new_temp("tmp", v.ty.clone(), pos);
+                        let lhs = self.var_expr(t);
+                        self.emit(EdgeKind::Assign { lhs, rhs: v }, pos);
+                        Ok(self.var_expr(t))
+                    }
+                    _ => {
+                        self.stmt(s)?;
+                        Ok(void)
+                    }
+                },
+            }
+        })();
+        self.scopes.pop();
+        r
     }
 
     fn lvalue(&mut self, e: &Node<Expression>) -> R<Expr> {

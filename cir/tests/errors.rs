@@ -36,14 +36,26 @@ fn positions_survive_macros_and_includes() {
 }
 
 #[test]
-fn statement_expression_is_rejected_with_position() {
+fn compound_literal_is_rejected_with_position() {
     let e = lower_text(
-        "stmtexpr.c",
-        "int main(void) {\n  int x = ({ 1; });\n  return x;\n}\n",
+        "complit.c",
+        "struct P { int a; };\nint main(void) {\n  struct P p = (struct P){ 1 };\n  return p.a;\n}\n",
     )
     .expect_err("rejected");
     assert!(matches!(e, cir::CirError::Unsupported { .. }), "{e}");
-    assert!(e.to_string().contains("stmtexpr.c:2:"), "{e}");
+    assert!(e.to_string().contains("complit.c:3:"), "{e}");
+}
+
+#[test]
+fn statement_expression_is_lowered() {
+    let p = lower_text(
+        "stmtexpr.c",
+        "int main(void) {\n  int x = ({ int z = 2; z + 1; });\n  return x;\n}\n",
+    )
+    .expect("lowers");
+    let text = p.to_string();
+    assert!(text.contains("z := 2"), "{text}");
+    assert!(text.contains("z + 1"), "{text}");
 }
 
 #[test]
