@@ -658,6 +658,10 @@ impl Search<'_> {
         let mut capped = false;
         let mut queue: VecDeque<Node> = VecDeque::new();
         let mut sides: HashMap<Cube, (bool, bool)> = HashMap::new();
+        // Models of ¬φ (resp. φ) over the atoms found so far: any one that satisfies a cube
+        // shows, without a query, that the cube does not imply φ (resp. ¬φ) and is consistent.
+        let mut models_pos: Vec<Vec<bool>> = Vec::new();
+        let mut models_neg: Vec<Vec<bool>> = Vec::new();
         queue.push_back(Node {
             cube: Vec::new(),
             pos: true,
@@ -679,9 +683,20 @@ impl Search<'_> {
                 break;
             }
             let mut lits = c.clone();
+            // A model found earlier that satisfies `c` is a witness without a query.
+            let known = |models: &Vec<Vec<bool>>| {
+                models
+                    .iter()
+                    .find(|m| c.iter().all(|&(k, b)| m[k] == b))
+                    .cloned()
+            };
             // φ side: c ∧ ¬φ
             let mut wit_pos: Option<Option<Vec<bool>>> = None;
-            if node.pos {
+            if node.pos
+                && let Some(m) = known(&models_pos)
+            {
+                wit_pos = Some(Some(m));
+            } else if node.pos {
                 lits.push((self.goal, false));
                 let (a, m) = s.check_model(&lits);
                 lits.pop();
@@ -695,10 +710,17 @@ impl Search<'_> {
                     }
                     continue;
                 }
+                if let Some(m) = &m {
+                    models_pos.push(m.clone());
+                }
                 wit_pos = Some(m);
             }
             let mut wit_neg: Option<Option<Vec<bool>>> = None;
-            if node.neg {
+            if node.neg
+                && let Some(m) = known(&models_neg)
+            {
+                wit_neg = Some(Some(m));
+            } else if node.neg {
                 lits.push((self.goal, true));
                 let (a, m) = s.check_model(&lits);
                 lits.pop();
@@ -715,6 +737,9 @@ impl Search<'_> {
                         }
                     }
                     continue;
+                }
+                if let Some(m) = &m {
+                    models_neg.push(m.clone());
                 }
                 wit_neg = Some(m);
             }
