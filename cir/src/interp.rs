@@ -17,7 +17,7 @@
 //! - **Nondeterminism** (uninitialised locals, `__VERIFIER_nondet_*`, results of functions
 //!   without a body, havocked lvalues, the choice among enabled edges) is resolved by an
 //!   [`Oracle`]. Uninitialised pointers are null (one of their possible values); functions
-//!   without a body modify nothing (one of their possible behaviours).
+//!   without a body other than allocators modify nothing (one of their possible behaviours).
 //! - **Undefined behaviour** (signed overflow, division by zero, null or dead dereference, an
 //!   index out of bounds, an out-of-range shift) ends the run with [`Fault::Undefined`]: the
 //!   abstraction need not cover it. Constructs the interpreter does not model (floating point,
@@ -27,6 +27,7 @@
 //! The interpreter is a small-step machine ([`Interp::step`]): before each step a caller may
 //! evaluate expressions (predicates) in the current frame with [`Interp::eval_condition`].
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use crate::ir::{
@@ -116,7 +117,12 @@ pub enum Value {
 struct Object {
     value: Value,
     alive: bool,
+    /// Allocated by `malloc` & co.: untyped (`Opaque`) until its first typed access.
+    heap: bool,
 }
+
+/// Functions whose call allocates a fresh object (SV-COMP: they never fail).
+const ALLOCATORS: [&str; 5] = ["malloc", "calloc", "alloca", "__builtin_alloca", "valloc"];
 
 struct Frame {
     func: FuncId,
@@ -141,7 +147,9 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, Fault> {
 /// The concrete state of a run and its small-step semantics.
 pub struct Interp<'p> {
     prog: &'p Program,
-    objects: Vec<Object>,
+    /// Objects; a `RefCell` because the first typed access to a heap object gives it its
+    /// type (see [`Interp::typed_heap`]) while evaluating, which is otherwise read-only.
+    objects: RefCell<Vec<Object>>,
     globals: HashMap<VarId, u32>,
     frames: Vec<Frame>,
 }
@@ -153,7 +161,7 @@ impl<'p> Interp<'p> {
     pub fn new(prog: &'p Program, oracle: &mut dyn Oracle) -> Result<Interp<'p>, Fault> {
         let mut it = Interp {
             prog,
-            objects: Vec::new(),
+            objects: RefCell::new(Vec::new()),
             globals: HashMap::new(),
             frames: Vec::new(),
         };
@@ -293,6 +301,21 @@ impl<'p> Interp<'p> {
                     self.enter(f, conv, Some((*ret, edge.to)), oracle)?;
                     return Ok(Event::Call(id, f));
                 }
+                // An allocator: a fresh, untyped object.
+                if let (Callee::External(name), Some(r)) = (callee, ret)
+                    && ALLOCATORS.contains(&name.as_str())
+                    && matches!(prog.var(*r).ty, CType::Pointer(_))
+                {
+                    let obj = self.alloc_object(Value::Opaque, true);
+                    let place = self.place_of_var(*r)?;
+                    let p = Value::Ptr(Ptr::Obj {
+                        obj,
+                        path: Vec::new(),
+                    });
+                    self.write(&place, p)?;
+                    self.top_mut().node = edge.to;
+                    return Ok(Event::Edge(id));
+                }
                 // No body: an arbitrary result, nothing else modified.
                 if let Some(r) = ret {
                     let v = self.fresh(&prog.var(*r).ty, Some(oracle))?;
@@ -310,8 +333,17 @@ impl<'p> Interp<'p> {
     }
 
     fn alloc(&mut self, value: Value) -> u32 {
-        self.objects.push(Object { value, alive: true });
-        u32::try_from(self.objects.len() - 1).unwrap_or(u32::MAX)
+        self.alloc_object(value, false)
+    }
+
+    fn alloc_object(&mut self, value: Value, heap: bool) -> u32 {
+        let objs = self.objects.get_mut();
+        objs.push(Object {
+            value,
+            alive: true,
+            heap,
+        });
+        u32::try_from(objs.len() - 1).unwrap_or(u32::MAX)
     }
 
     fn enter(
@@ -346,7 +378,7 @@ impl<'p> Interp<'p> {
     fn leave(&mut self, oracle: &mut dyn Oracle) -> Result<Event, Fault> {
         let frame = self.frames.pop().expect("a frame");
         for &o in frame.vars.values() {
-            self.objects[o as usize].alive = false;
+            self.objects.get_mut()[o as usize].alive = false;
         }
         let Some((ret, _)) = frame.ret_to else {
             self.frames.clear();
@@ -436,7 +468,9 @@ impl<'p> Interp<'p> {
             ExprKind::Var(v) => self.place_of_var(*v),
             ExprKind::Deref(p) => {
                 let v = self.eval(p)?;
-                self.deref_place(v)
+                let place = self.deref_place(v)?;
+                self.typed_heap(&place, &e.ty);
+                Ok(place)
             }
             ExprKind::Field(b, name) => {
                 let CType::Struct(s) = &b.ty else {
@@ -481,6 +515,26 @@ impl<'p> Interp<'p> {
         }
     }
 
+    /// Gives an untyped heap object the type `ty` of its first access through `place` (the
+    /// whole object): zero-filled, one of the values its uninitialised contents may have
+    /// (`calloc`'s exactly).
+    fn typed_heap(&self, place: &Ptr, ty: &CType) {
+        let Ptr::Obj { obj, path } = place else {
+            return;
+        };
+        if !path.is_empty() {
+            return;
+        }
+        let untyped = {
+            let objs = self.objects.borrow();
+            let o = &objs[*obj as usize];
+            o.heap && o.value == Value::Opaque
+        };
+        if untyped && let Ok(v) = self.fresh(ty, None) {
+            self.objects.borrow_mut()[*obj as usize].value = v;
+        }
+    }
+
     fn deref_place(&self, v: Value) -> Result<Ptr, Fault> {
         match v {
             Value::Ptr(p @ Ptr::Obj { .. }) => Ok(p),
@@ -495,7 +549,8 @@ impl<'p> Interp<'p> {
         let Ptr::Obj { obj, path } = p else {
             return undefined("access through a non-object pointer");
         };
-        let o = &self.objects[*obj as usize];
+        let objs = self.objects.borrow();
+        let o = &objs[*obj as usize];
         if !o.alive {
             return undefined("access to an object whose lifetime ended");
         }
@@ -517,7 +572,7 @@ impl<'p> Interp<'p> {
         let Ptr::Obj { obj, path } = p else {
             return undefined("write through a non-object pointer");
         };
-        let o = &mut self.objects[*obj as usize];
+        let o = &mut self.objects.get_mut()[*obj as usize];
         if !o.alive {
             return undefined("write to an object whose lifetime ended");
         }
@@ -997,5 +1052,18 @@ mod tests {
                 assert_eq!(end, Ok(End::Exit));
             }
         }
+    }
+
+    #[test]
+    fn malloc_returns_fresh_objects_typed_by_their_use() {
+        let p = load(&format!(
+            "{HEAD}#include <stdlib.h>\nstruct S {{ int a; unsigned b; }};\n\
+             int main(void) {{ struct S *p = (struct S *)malloc(sizeof(struct S));\n\
+             int *q = malloc(sizeof(int)); int *r = malloc(sizeof(int));\n\
+             p->a = 1; p->b = 2u; *q = 3; *r = 4;\n\
+             if (p->a == 1 && p->b == 2u && *q == 3 && q != r && p != 0) reach_error();\n\
+             return 0; }}"
+        ));
+        assert!(matches!(run(&p, vec![]), Ok(End::Error(_))));
     }
 }
