@@ -463,6 +463,8 @@ pub struct Warning {
     pub pos: SrcPos,
     /// What was approximated and how.
     pub message: String,
+    /// The function whose body it is in (`None`: file scope).
+    pub function: Option<String>,
 }
 
 /// A lowered C program.

@@ -515,9 +515,11 @@ impl<'a> Lowerer<'a> {
 
     fn warn(&mut self, span: &Span, message: impl Into<String>) {
         let pos = self.pos(span);
+        let function = self.fb.as_ref().map(|f| f.name.clone());
         self.prog.warnings.push(Warning {
             pos,
             message: message.into(),
+            function,
         });
     }
 
@@ -563,7 +565,65 @@ impl<'a> Lowerer<'a> {
             });
         }
         self.prog.externals = externals;
+        self.drop_unreachable_header_warnings();
         Ok(())
+    }
+
+    /// Drops the warnings about code in system headers (not the user's file) inside functions
+    /// no execution from `main` can enter: `static inline` helpers of `<stdlib.h>` and the like
+    /// that call undeclared builtins would otherwise drown the warnings that matter. A function
+    /// whose address is taken counts as reachable.
+    fn drop_unreachable_header_warnings(&mut self) {
+        let by_name: HashMap<&str, &Function> = self
+            .prog
+            .functions
+            .iter()
+            .map(|f| (f.name.as_str(), f))
+            .collect();
+        let mut reachable: HashSet<String> = HashSet::new();
+        let mut work: Vec<String> = vec!["main".to_string()];
+        // Functions used as values (function pointers) may be called from anywhere.
+        let note_uses = |e: &Expr, work: &mut Vec<String>| {
+            e.walk(&mut |x| {
+                if let ExprKind::Func(n) = &x.kind {
+                    work.push(n.clone());
+                }
+            });
+        };
+        for init in &self.prog.global_inits {
+            if let Some(v) = &init.value {
+                note_uses(v, &mut work);
+            }
+        }
+        while let Some(name) = work.pop() {
+            if !reachable.insert(name.clone()) {
+                continue;
+            }
+            let Some(f) = by_name.get(name.as_str()) else {
+                continue;
+            };
+            for e in &f.edges {
+                match &e.kind {
+                    EdgeKind::Call { callee, args, .. } => {
+                        if let Callee::Defined(g) = callee {
+                            work.push(self.prog.functions[g.0 as usize].name.clone());
+                        }
+                        if let Callee::Indirect(x) = callee {
+                            note_uses(x, &mut work);
+                        }
+                        for a in args {
+                            note_uses(a, &mut work);
+                        }
+                    }
+                    EdgeKind::Assign { rhs, .. } => note_uses(rhs, &mut work),
+                    EdgeKind::Return(Some(x)) | EdgeKind::Assume(x) => note_uses(x, &mut work),
+                    _ => {}
+                }
+            }
+        }
+        self.prog.warnings.retain(|w| {
+            w.pos.file == 0 || w.function.as_ref().is_none_or(|f| reachable.contains(f))
+        });
     }
 
     fn is_error_fn(&self, name: &str) -> bool {

@@ -93,3 +93,27 @@ fn constants_get_c_types() {
     assert!(p.contains("c := 65"), "{p}");
     assert!(p.contains("return -1 < 1u"), "{p}");
 }
+
+#[test]
+fn warnings_from_unused_header_functions_are_dropped() {
+    // <stdlib.h> brings static inline helpers that call undeclared builtins; main uses none.
+    // An unused function of the user's own file keeps its warnings.
+    let p = lower_text(
+        "hdr.c",
+        "#include <stdlib.h>\nint unused(void) { return undeclared_fn(); }\n\
+         int main(void) { return 0; }\n",
+    )
+    .expect("lowers");
+    assert!(
+        p.warnings.iter().all(|w| w.pos.file == 0),
+        "header warnings left: {:?}",
+        p.warnings
+    );
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.message.contains("undeclared_fn")),
+        "{:?}",
+        p.warnings
+    );
+}
