@@ -5,7 +5,8 @@
 //! program c2bp produced, checked step by step with the reference interpreter of `bp-testkit`
 //! with `enforce` in force ([`check`]), for cube lengths 1, 3 and `inf`, with the program's own
 //! predicates and with those plus its branch conditions (for generated programs: every fourth
-//! one, with a small query budget per cube search, so capped searches are checked too).
+//! one, with a small query budget per cube search, so capped searches are checked too), under
+//! each semantics in turn: mathematical integers (ILP32), `--bitvector`, LP64.
 //!
 //! `SOUNDNESS_SEEDS=N` runs N generated programs (default 40); a failure prints the seed, the
 //! program, the predicates and the Boolean program.
@@ -73,12 +74,14 @@ fn check_program(
     seed: u64,
     runs: usize,
     max_queries: u64,
+    sem: cir::smt::Semantics,
     tally: &mut Tally,
 ) -> Result<(), String> {
     for cube_len in [Some(1), Some(3), None] {
         let opts = c2bp::Options {
             cube_len,
             max_queries,
+            sem,
             ..c2bp::Options::default()
         };
         let t = std::time::Instant::now();
@@ -167,8 +170,16 @@ fn golden_programs_runs_are_runs_of_their_abstractions() {
             let prog = common::load(c, &lower);
             let own = common::preds(&prog, Some(&c.with_extension("preds")));
             for (which, preds) in predicate_sets(&prog, own) {
-                if let Err(e) = check_program(c, &prog, &preds, 7, 30, DEFAULT_QUERIES, &mut tally)
-                {
+                if let Err(e) = check_program(
+                    c,
+                    &prog,
+                    &preds,
+                    7,
+                    30,
+                    DEFAULT_QUERIES,
+                    cir::smt::Semantics::default(),
+                    &mut tally,
+                ) {
                     panic!("{variant} ({which} predicates): {e}");
                 }
             }
@@ -195,7 +206,20 @@ fn generated_programs_runs_are_runs_of_their_abstractions() {
         let g = programs::generate(seed);
         let c = dir.join(format!("gen{seed}.c"));
         std::fs::write(&c, &g.c).expect("write C");
-        let prog = common::load(&c, &cir::LowerOptions::default());
+        // The semantics vary with the seed: integers (ILP32), bit-vectors, LP64.
+        let sem = cir::smt::Semantics {
+            data_model: if seed % 3 == 2 {
+                cir::DataModel::Lp64
+            } else {
+                cir::DataModel::Ilp32
+            },
+            bitvector: seed % 3 == 1,
+        };
+        let lower = cir::LowerOptions {
+            data_model: sem.data_model,
+            ..cir::LowerOptions::default()
+        };
+        let prog = common::load(&c, &lower);
         let own = cir::pred::parse_predicates(&g.preds, "gen.preds", &prog)
             .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", g.preds));
         // With every branch condition added, a search may stop at its query budget: a small
@@ -207,7 +231,7 @@ fn generated_programs_runs_are_runs_of_their_abstractions() {
                 continue;
             }
             let budget = if which == "own" { DEFAULT_QUERIES } else { 200 };
-            if let Err(e) = check_program(&c, &prog, &preds, seed, 20, budget, &mut tally) {
+            if let Err(e) = check_program(&c, &prog, &preds, seed, 20, budget, sem, &mut tally) {
                 panic!(
                     "seed {seed} ({which} predicates): {e}\n--- C ---\n{}\n--- predicates ---\n{}",
                     g.c, g.preds
