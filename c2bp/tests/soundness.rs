@@ -23,9 +23,6 @@ use bp_testkit::prng::SplitMix64;
 use check::{Checker, Verdict};
 use cir::interp::Oracle;
 
-/// c2bp's default query budget per cube search.
-const DEFAULT_QUERIES: u64 = 20_000;
-
 /// Random choices favouring the values where programs change behaviour: bounds, zero, ±1,
 /// small numbers; sometimes anything in range.
 struct Random(SplitMix64);
@@ -73,16 +70,13 @@ fn check_program(
     preds: &cir::pred::PredicateSet,
     seed: u64,
     runs: usize,
-    max_queries: u64,
-    sem: cir::smt::Semantics,
+    base: &c2bp::Options,
     tally: &mut Tally,
 ) -> Result<(), String> {
     for cube_len in [Some(1), Some(3), None] {
         let opts = c2bp::Options {
             cube_len,
-            max_queries,
-            sem,
-            ..c2bp::Options::default()
+            ..base.clone()
         };
         let t = std::time::Instant::now();
         let out = common::abstract_file(c, prog, preds, &opts);
@@ -176,8 +170,7 @@ fn golden_programs_runs_are_runs_of_their_abstractions() {
                     &preds,
                     7,
                     30,
-                    DEFAULT_QUERIES,
-                    cir::smt::Semantics::default(),
+                    &c2bp::Options::default(),
                     &mut tally,
                 ) {
                     panic!("{variant} ({which} predicates): {e}");
@@ -230,8 +223,17 @@ fn generated_programs_runs_are_runs_of_their_abstractions() {
             if which != "own" && seed % 4 != 0 {
                 continue;
             }
-            let budget = if which == "own" { DEFAULT_QUERIES } else { 200 };
-            if let Err(e) = check_program(&c, &prog, &preds, seed, 20, budget, sem, &mut tally) {
+            let budget = if which == "own" {
+                c2bp::Options::default().max_queries
+            } else {
+                200
+            };
+            let base = c2bp::Options {
+                max_queries: budget,
+                sem,
+                ..c2bp::Options::default()
+            };
+            if let Err(e) = check_program(&c, &prog, &preds, seed, 20, &base, &mut tally) {
                 panic!(
                     "seed {seed} ({which} predicates): {e}\n--- C ---\n{}\n--- predicates ---\n{}",
                     g.c, g.preds
