@@ -282,6 +282,79 @@ impl<'p> Prover<'p> {
         }
     }
 
+    /// A state satisfying all the formulas, given by the values of `terms` (integer or pointer
+    /// expressions, each read as a value of its own type) — e.g. the nondeterministic inputs of
+    /// a path, for replaying it on the concrete interpreter. Not cached (a model is not a
+    /// verdict); `None` when the formulas are unsatisfiable, undecided, or a term has no
+    /// integer value in the model (a float, a structure).
+    pub fn model_values(
+        &self,
+        formulas: &[Expr],
+        terms: &[Expr],
+    ) -> (SatAnswer, Option<Vec<i128>>) {
+        self.queries.fetch_add(1, Ordering::Relaxed);
+        self.solver_calls.fetch_add(1, Ordering::Relaxed);
+        let cfg = z3::Config::new();
+        let prog = self.prog;
+        let sem = self.sem;
+        let rlimit = self.rlimit;
+        let out = z3::with_z3_config(&cfg, move || {
+            let mut enc = Encoder::new(prog, sem);
+            let conj: Vec<Bool> = formulas.iter().map(|e| enc.cond(e)).collect();
+            let vals: Vec<(Num, Option<Repr>)> = terms
+                .iter()
+                .map(|t| (enc.value_as(t, &t.ty), enc.repr(&t.ty)))
+                .collect();
+            let solver = Solver::new();
+            let mut params = Params::new();
+            if rlimit > 0 {
+                params.set_u32("rlimit", rlimit);
+            }
+            solver.set_params(&params);
+            for f in enc.finish() {
+                solver.assert(&f);
+            }
+            for c in &conj {
+                solver.assert(c);
+            }
+            match solver.check() {
+                SatResult::Sat => {
+                    let values = solver.get_model().and_then(|m| {
+                        vals.iter()
+                            .map(|(v, r)| match v {
+                                Num::I(i) => {
+                                    let x = m.eval(i, true)?;
+                                    x.as_i64()
+                                        .map(i128::from)
+                                        .or_else(|| x.as_u64().map(i128::from))
+                                }
+                                Num::B(b) => {
+                                    let x = i128::from(m.eval(b, true)?.as_u64()?);
+                                    let r = (*r)?;
+                                    Some(
+                                        if r.signed && r.width < 128 && x >= 1i128 << (r.width - 1)
+                                        {
+                                            x - (1i128 << r.width)
+                                        } else {
+                                            x
+                                        },
+                                    )
+                                }
+                            })
+                            .collect::<Option<Vec<i128>>>()
+                    });
+                    (SatAnswer::Sat, values)
+                }
+                SatResult::Unsat => (SatAnswer::Unsat, None),
+                SatResult::Unknown => (SatAnswer::Unknown, None),
+            }
+        });
+        if out.0 == SatAnswer::Unknown {
+            self.unknowns.fetch_add(1, Ordering::Relaxed);
+        }
+        out
+    }
+
     /// The normalised text of a query: the cache key.
     pub fn query_key(&self, assumptions: &[Expr], goal: Option<&Expr>) -> String {
         self.key(

@@ -683,3 +683,42 @@ fn a_prover_is_shared_between_threads() {
     assert_eq!(st.queries, 2);
     assert_eq!(st.cache_hits + st.solver_calls, 2);
 }
+
+#[test]
+fn models_give_values_of_each_type() {
+    let p = ilp32();
+    let (x, u, c) = (var(&p, "x"), var(&p, "u"), var(&p, "c"));
+    for sem in [INT, BV] {
+        let prover = Prover::new(&p, sem);
+        // 5 < x < 7: x is 6.
+        let f = [
+            bin(&p, BinOp::Lt, k(5), x.clone()),
+            bin(&p, BinOp::Lt, x.clone(), k(7)),
+        ];
+        assert_eq!(
+            prover.model_values(&f, std::slice::from_ref(&x)),
+            (SatAnswer::Sat, Some(vec![6])),
+            "{sem}"
+        );
+        // u + 1u == 0u only for UINT_MAX (wrap-around); c < -100 gives a negative char.
+        let f = [
+            bin(&p, BinOp::Eq, bin(&p, BinOp::Add, u.clone(), ku(1)), ku(0)),
+            bin(&p, BinOp::Lt, c.clone(), k(-100)),
+        ];
+        let (a, vals) = prover.model_values(&f, &[u.clone(), c.clone()]);
+        assert_eq!(a, SatAnswer::Sat, "{sem}");
+        let vals = vals.expect("values");
+        assert_eq!(vals[0], 4_294_967_295, "{sem}");
+        assert!((-128..-100).contains(&vals[1]), "{sem}: {vals:?}");
+        // Unsatisfiable: no model.
+        let f = [
+            bin(&p, BinOp::Lt, x.clone(), k(0)),
+            bin(&p, BinOp::Gt, x.clone(), k(0)),
+        ];
+        assert_eq!(
+            prover.model_values(&f, std::slice::from_ref(&x)),
+            (SatAnswer::Unsat, None),
+            "{sem}"
+        );
+    }
+}
