@@ -31,16 +31,29 @@ impl Oracle for Random {
     fn value(&mut self, lo: i128, hi: i128) -> i128 {
         let r = &mut self.0;
         let small = |r: &mut SplitMix64| r.below(11) as i128 - 5;
-        let v = match r.below(10) {
-            0 => lo,
-            1 => hi,
-            2 => 0,
-            3..=6 => small(r),
-            7 => lo + r.below(3) as i128,
-            8 => hi - r.below(3) as i128,
-            _ => {
-                let span = (hi - lo) as u128 + 1;
-                lo + (u128::from(r.next_u64()) % span) as i128
+        let any = |r: &mut SplitMix64| {
+            let span = (hi - lo) as u128 + 1;
+            lo + (u128::from(r.next_u64()) % span) as i128
+        };
+        let v = if lo < 0 {
+            // Signed: extremes rarely, since most arithmetic on them overflows (undefined
+            // behaviour ends the run).
+            match r.below(20) {
+                0 => lo,
+                1 => hi,
+                2 => any(r),
+                3..=5 => r.below(200) as i128 - 100,
+                _ => small(r),
+            }
+        } else {
+            match r.below(10) {
+                0 => lo,
+                1 => hi,
+                2 => 0,
+                3..=6 => small(r),
+                7 => lo + r.below(3) as i128,
+                8 => hi - r.below(3) as i128,
+                _ => any(r),
             }
         };
         v.clamp(lo, hi)
