@@ -121,9 +121,6 @@ struct Object {
     heap: bool,
 }
 
-/// Functions whose call allocates a fresh object (SV-COMP: they never fail).
-const ALLOCATORS: [&str; 5] = ["malloc", "calloc", "alloca", "__builtin_alloca", "valloc"];
-
 struct Frame {
     func: FuncId,
     node: NodeId,
@@ -303,7 +300,7 @@ impl<'p> Interp<'p> {
                 }
                 // An allocator: a fresh, untyped object.
                 if let (Callee::External(name), Some(r)) = (callee, ret)
-                    && ALLOCATORS.contains(&name.as_str())
+                    && crate::lower::ALLOC_FNS.contains(&name.as_str())
                     && matches!(prog.var(*r).ty, CType::Pointer(_))
                 {
                     let obj = self.alloc_object(Value::Opaque, true);

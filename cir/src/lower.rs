@@ -103,6 +103,9 @@ pub const ERROR_FNS: &[&str] = &["reach_error", "__VERIFIER_error"];
 pub const HALT_FNS: &[&str] = &["abort", "exit", "_Exit", "_exit", "__builtin_abort"];
 /// Functions whose call restricts the path to its argument being true.
 pub const ASSUME_FNS: &[&str] = &["__VERIFIER_assume", "assume_abort_if_not"];
+/// Functions that allocate a fresh object; as SV-COMP assumes, they never fail: the lowering
+/// follows each call whose result is used with `assume(result != 0)`.
+pub const ALLOC_FNS: &[&str] = &["malloc", "calloc", "alloca", "__builtin_alloca", "valloc"];
 /// Prefix of the nondeterministic-value intrinsics.
 pub const NONDET_PREFIX: &str = "__VERIFIER_nondet_";
 
@@ -569,8 +572,8 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    /// Drops the warnings about code in system headers (not the user's file) inside functions
-    /// no execution from `main` can enter: `static inline` helpers of `<stdlib.h>` and the like
+    /// Drops repeated warnings (same position and text) and the warnings about code in system
+    /// headers (not the user's file) inside functions no execution from `main` can enter: `static inline` helpers of `<stdlib.h>` and the like
     /// that call undeclared builtins would otherwise drown the warnings that matter. A function
     /// whose address is taken counts as reachable.
     fn drop_unreachable_header_warnings(&mut self) {
@@ -621,8 +624,10 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        let mut seen = HashSet::new();
         self.prog.warnings.retain(|w| {
-            w.pos.file == 0 || w.function.as_ref().is_none_or(|f| reachable.contains(f))
+            (w.pos.file == 0 || w.function.as_ref().is_none_or(|f| reachable.contains(f)))
+                && seen.insert((w.pos, w.message.clone()))
         });
     }
 
@@ -2755,7 +2760,21 @@ impl<'a> Lowerer<'a> {
         } else {
             None
         };
+        let allocator = matches!(&callee, Callee::External(n) if ALLOC_FNS.contains(&n.as_str()));
         self.emit(EdgeKind::Call { ret, callee, args }, pos);
+        if let Some(r) = ret
+            && allocator
+            && matches!(self.prog.var(r).ty, CType::Pointer(_))
+        {
+            // SV-COMP: allocation never fails.
+            let v = self.var_expr(r);
+            let null = Expr::int(0, v.ty.clone());
+            let cond = Expr {
+                kind: ExprKind::Binary(BinOp::Ne, Box::new(v), Box::new(null)),
+                ty: CType::INT,
+            };
+            self.emit(EdgeKind::Assume(cond), pos);
+        }
         Ok(ret.map(|r| self.var_expr(r)))
     }
 

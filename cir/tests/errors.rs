@@ -117,3 +117,18 @@ fn warnings_from_unused_header_functions_are_dropped() {
         p.warnings
     );
 }
+
+#[test]
+fn allocation_never_fails() {
+    // SV-COMP's convention: malloc's result is assumed non-null right after the call.
+    let p = lower_text(
+        "alloc.c",
+        "#include <stdlib.h>\nint main(void) {\n  int *p = malloc(sizeof(int));\n  \
+         malloc(1);\n  return p == 0;\n}\n",
+    )
+    .expect("lowers");
+    let text = p.to_string();
+    assert!(text.contains("assume(malloc#ret#1 != (void *)0)"), "{text}");
+    // A discarded result needs no assumption.
+    assert_eq!(text.matches("assume(").count(), 1, "{text}");
+}

@@ -51,7 +51,7 @@ fn points_to_sets() {
     assert_eq!(pt("s.ptr"), ["g1"]);
     // one object per allocation site
     assert_eq!(pt("m1"), ["alloc@main#5"]);
-    assert_eq!(pt("m2"), ["alloc@main#7"]);
+    assert_eq!(pt("m2"), ["alloc@main#8"]);
     assert_eq!(pt("pp"), ["p"]);
 }
 
