@@ -4,7 +4,8 @@
 //! inputs by `cir::interp`; the predicate values along every run must be a run of the Boolean
 //! program c2bp produced, checked step by step with the reference interpreter of `bp-testkit`
 //! with `enforce` in force ([`check`]), for cube lengths 1, 3 and `inf`, with the program's own
-//! predicates and with those plus its branch conditions (for generated programs: every fourth
+//! predicates and with those plus its branch conditions (golden programs: with `--enforce-len`
+//! 2 and 3; generated programs: every fourth
 //! one, with a small query budget per cube search, so capped searches are checked too), under
 //! each semantics in turn: mathematical integers (ILP32), `--bitvector`, LP64.
 //!
@@ -177,16 +178,16 @@ fn golden_programs_runs_are_runs_of_their_abstractions() {
             let prog = common::load(c, &lower);
             let own = common::preds(&prog, Some(&c.with_extension("preds")));
             for (which, preds) in predicate_sets(&prog, own) {
-                if let Err(e) = check_program(
-                    c,
-                    &prog,
-                    &preds,
-                    7,
-                    30,
-                    &c2bp::Options::default(),
-                    &mut tally,
-                ) {
-                    panic!("{variant} ({which} predicates): {e}");
+                // The default enforce (cubes of 2) and a stronger one (3): a stronger enforce
+                // must still exclude only inconsistent states.
+                for enforce_len in [2, 3] {
+                    let base = c2bp::Options {
+                        enforce_len,
+                        ..c2bp::Options::default()
+                    };
+                    if let Err(e) = check_program(c, &prog, &preds, 7, 30, &base, &mut tally) {
+                        panic!("{variant} ({which} predicates, enforce-len {enforce_len}): {e}");
+                    }
                 }
             }
         }
