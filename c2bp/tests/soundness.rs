@@ -4,10 +4,10 @@
 //! inputs by `cir::interp`; the predicate values along every run must be a run of the Boolean
 //! program c2bp produced, checked step by step with the reference interpreter of `bp-testkit`
 //! with `enforce` in force ([`check`]), for cube lengths 1, 3 and `inf`, with the program's own
-//! predicates and with those plus its branch conditions (golden programs: with `--enforce-len`
-//! 2 and 3; generated programs: every fourth
-//! one, with a small query budget per cube search, so capped searches are checked too), under
-//! each semantics in turn: mathematical integers (ILP32), `--bitvector`, LP64.
+//! predicates and with those plus its branch conditions. Golden programs: with `--enforce-len`
+//! 2 and 3. Generated programs: branch conditions for every fourth one, with a small query
+//! budget per cube search (capped searches are checked too), and each semantics in turn:
+//! mathematical integers (ILP32), `--bitvector`, LP64.
 //!
 //! `SOUNDNESS_SEEDS=N` runs N generated programs (default 40); a failure prints the seed, the
 //! program, the predicates and the Boolean program.
