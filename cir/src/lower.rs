@@ -2728,10 +2728,13 @@ impl<'a> Lowerer<'a> {
                 let callee = match def.or_else(|| self.future_def(&name)) {
                     Some(id) => Callee::Defined(id),
                     None => {
-                        self.warn(
-                            span,
-                            format!("call of external function `{name}` (no body)"),
-                        );
+                        // Allocators are modelled (a non-null result); others get a warning.
+                        if !ALLOC_FNS.contains(&name.as_str()) {
+                            self.warn(
+                                span,
+                                format!("call of external function `{name}` (no body)"),
+                            );
+                        }
                         Callee::External(name.clone())
                     }
                 };
