@@ -52,24 +52,6 @@ pub struct Cli {
     pub verbose: u8,
 }
 
-fn init_logging(verbose: u8) {
-    if verbose == 0 {
-        return;
-    }
-    let default = match verbose {
-        1 => "info",
-        2 => "debug",
-        _ => "trace",
-    };
-    let filter = std::env::var("BEBOP_LOG")
-        .or_else(|_| std::env::var("RUST_LOG"))
-        .unwrap_or_else(|_| default.to_string());
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-        .with_writer(std::io::stderr)
-        .try_init();
-}
-
 /// Runs the command line with `args` (including the program name), writing to `out` and `err`;
 /// returns the exit code.
 pub fn run_cli(args: Vec<String>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
@@ -90,7 +72,7 @@ pub fn run_cli(args: Vec<String>, out: &mut dyn Write, err: &mut dyn Write) -> i
             };
         }
     };
-    init_logging(cli.verbose);
+    bp_grammar::logging::init(cli.verbose, "BEBOP_LOG");
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         run(&cli, &mut *out, &mut *err)
     }));

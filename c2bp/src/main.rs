@@ -81,25 +81,6 @@ struct Args {
     verbose: u8,
 }
 
-/// Logs go to standard error through `tracing`, only when asked for.
-fn init_logging(verbose: u8) {
-    if verbose == 0 {
-        return;
-    }
-    let default = match verbose {
-        1 => "info",
-        2 => "debug",
-        _ => "trace",
-    };
-    let filter = std::env::var("C2BP_LOG")
-        .or_else(|_| std::env::var("RUST_LOG"))
-        .unwrap_or_else(|_| default.to_string());
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-        .with_writer(std::io::stderr)
-        .try_init();
-}
-
 /// A cube-length limit (`None`: `inf`).
 #[derive(Debug, Clone, Copy)]
 struct CubeLen(Option<usize>);
@@ -122,7 +103,7 @@ fn fail(code: i32, msg: impl std::fmt::Display) -> ExitCode {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    init_logging(args.verbose);
+    bp_grammar::logging::init(args.verbose, "C2BP_LOG");
     let mut error_fns = args.error_fn.clone();
     if let Some(p) = &args.property {
         let text = match std::fs::read_to_string(p) {

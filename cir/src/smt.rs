@@ -305,18 +305,7 @@ impl<'p> Prover<'p> {
                 .iter()
                 .map(|t| (enc.value_as(t, &t.ty), enc.repr(&t.ty)))
                 .collect();
-            let solver = Solver::new();
-            let mut params = Params::new();
-            if rlimit > 0 {
-                params.set_u32("rlimit", rlimit);
-            }
-            solver.set_params(&params);
-            for f in enc.finish() {
-                solver.assert(&f);
-            }
-            for c in &conj {
-                solver.assert(c);
-            }
+            let solver = solver_with(rlimit, enc.finish().iter().chain(&conj));
             match solver.check() {
                 SatResult::Sat => {
                     let values = solver.get_model().and_then(|m| {
@@ -392,12 +381,7 @@ impl<'p> Prover<'p> {
         let sem = self.sem;
         let rlimit = self.rlimit;
         let (r, queries, unknowns) = z3::with_z3_config(&cfg, move || {
-            let solver = Solver::new();
-            let mut params = Params::new();
-            if rlimit > 0 {
-                params.set_u32("rlimit", rlimit);
-            }
-            solver.set_params(&params);
+            let solver = solver_with(rlimit, std::iter::empty());
             let mut cx = SolverCx {
                 prog,
                 sem,
@@ -455,18 +439,7 @@ impl<'p> Prover<'p> {
                 let b = enc.cond(e);
                 conj.push(if *positive { b } else { b.not() });
             }
-            let solver = Solver::new();
-            let mut params = Params::new();
-            if rlimit > 0 {
-                params.set_u32("rlimit", rlimit);
-            }
-            solver.set_params(&params);
-            for f in enc.finish() {
-                solver.assert(&f);
-            }
-            for c in &conj {
-                solver.assert(c);
-            }
+            let solver = solver_with(rlimit, enc.finish().iter().chain(&conj));
             match solver.check() {
                 SatResult::Sat => Some(Outcome::Sat),
                 SatResult::Unsat => Some(Outcome::Unsat),
@@ -474,6 +447,21 @@ impl<'p> Prover<'p> {
             }
         })
     }
+}
+
+/// A solver of the current thread's context with the deterministic resource limit `rlimit`
+/// (0: none) and the given assertions.
+fn solver_with<'a>(rlimit: u32, assertions: impl IntoIterator<Item = &'a Bool>) -> Solver {
+    let solver = Solver::new();
+    let mut params = Params::new();
+    if rlimit > 0 {
+        params.set_u32("rlimit", rlimit);
+    }
+    solver.set_params(&params);
+    for a in assertions {
+        solver.assert(a);
+    }
+    solver
 }
 
 /// One Z3 context and solver for a sequence of [`Session`]s in the calling thread (see
