@@ -417,6 +417,13 @@ impl Enumerator<'_> {
             "cube search for {}",
             self.prog.show_expr(&phi)
         );
+        tracing::trace!(
+            "atoms of the search: {}",
+            rel.iter()
+                .map(|&i| vs.vars[i].name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         if capped {
             stats.capped += 1;
         }
