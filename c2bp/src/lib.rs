@@ -9,7 +9,8 @@
 //! - [`cubes`]: `F_V(φ)` by cube enumeration (Cartesian abstraction with a cube-length limit),
 //!   `G_V(φ)`, inconsistent cubes for `enforce`;
 //! - [`signature`]: procedure signatures (formal-parameter and return predicates) and mod sets;
-//! - [`emit`]: the translation of one function into one Boolean procedure.
+//! - [`emit`]: the translation of one function into one Boolean procedure;
+//! - [`trace`]: the inverse of the annotations: the C path a trace of the `.bp` follows.
 //!
 //! One Boolean variable per predicate, named by its canonical C text (`{x < y}`): global
 //! predicates are global `decl`s, a function's predicates are locals of its procedure (its
@@ -24,6 +25,7 @@
 pub mod cubes;
 pub mod emit;
 pub mod signature;
+pub mod trace;
 
 use std::fmt::Write as _;
 
