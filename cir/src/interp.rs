@@ -24,8 +24,9 @@
 //!   unions, string objects, pointer/integer casts, pointer arithmetic outside an array) end it
 //!   with [`Fault::Unsupported`]. Either way the run is a prefix that *was* executed soundly.
 //!
-//! The interpreter is a small-step machine ([`Interp::step`]): before each step a caller may
-//! evaluate expressions (predicates) in the current frame with [`Interp::eval_condition`].
+//! The interpreter is a small-step machine ([`Interp::step`]; [`Interp::take`] follows a given
+//! edge instead, to replay a path): before each step a caller may evaluate expressions
+//! (predicates) in the current frame with [`Interp::eval_condition`].
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -229,20 +230,59 @@ impl<'p> Interp<'p> {
         }
         let mut enabled = Vec::new();
         for e in func.edges.iter().filter(|e| e.from == node) {
-            let ok = match &e.kind {
-                EdgeKind::Assume(c) => self.eval_condition(c)?,
-                _ => true,
-            };
-            if ok {
-                enabled.push(e);
+            if self.enabled(&e.kind)? {
+                enabled.push(e.id);
             }
         }
-        let edge = match enabled.len() {
+        let id = match enabled.len() {
             0 => return Ok(Event::End(End::Blocked)),
             1 => enabled[0],
             n => enabled[oracle.choose(n).min(n - 1)],
         };
-        let id = edge.id;
+        self.take_unchecked(id, oracle)
+    }
+
+    /// Whether the current function is at its exit node (the next [`Interp::step`] returns).
+    pub fn at_exit(&self) -> bool {
+        self.frames.last().is_some_and(|f| {
+            let func = &self.prog.functions[f.func.0 as usize];
+            f.node == func.exit
+        })
+    }
+
+    /// Takes `edge`, if it leaves the current node and is enabled (its assumption holds);
+    /// `Ok(None)` otherwise, with the state unchanged. For following a given path (replaying
+    /// a counterexample); at a function's exit, [`Interp::step`] returns.
+    pub fn take(&mut self, edge: EdgeId, oracle: &mut dyn Oracle) -> Result<Option<Event>, Fault> {
+        let Some(top) = self.frames.last() else {
+            return Ok(None);
+        };
+        if edge.func != top.func {
+            return Ok(None);
+        }
+        let func = &self.prog.functions[top.func.0 as usize];
+        let Some(e) = func.edges.get(edge.index as usize) else {
+            return Ok(None);
+        };
+        if e.from != top.node || !self.enabled(&e.kind)? {
+            return Ok(None);
+        }
+        self.take_unchecked(edge, oracle).map(Some)
+    }
+
+    fn enabled(&self, kind: &EdgeKind) -> Result<bool, Fault> {
+        match kind {
+            EdgeKind::Assume(c) => self.eval_condition(c),
+            _ => Ok(true),
+        }
+    }
+
+    /// Takes an enabled out-edge of the current node.
+    fn take_unchecked(&mut self, id: EdgeId, oracle: &mut dyn Oracle) -> Result<Event, Fault> {
+        let prog = self.prog;
+        let top = self.frames.last().expect("a frame");
+        let func = &prog.functions[top.func.0 as usize];
+        let edge = &func.edges[id.index as usize];
         match &edge.kind {
             EdgeKind::Assign { lhs, rhs } => {
                 let v = self.eval(rhs)?;
@@ -1062,5 +1102,48 @@ mod tests {
              return 0; }}"
         ));
         assert!(matches!(run(&p, vec![]), Ok(End::Error(_))));
+    }
+
+    #[test]
+    fn a_recorded_path_can_be_followed_and_a_wrong_one_is_refused() {
+        let p = load(&format!(
+            "{HEAD}int f(int *q, int n) {{ if (n > 3) {{ *q = n; return 1; }} return 0; }}\n\
+             int main(void) {{ int x = __VERIFIER_nondet_int(); int y = 0;\n\
+             if (f(&y, x) && y == 7) reach_error(); return 0; }}"
+        ));
+        let inputs = vec![7; 16];
+        // Record the edges of a run (x = 7: the error is reached).
+        let mut o = Script(inputs.clone());
+        let mut it = Interp::new(&p, &mut o).expect("starts");
+        let mut path = Vec::new();
+        let end = loop {
+            match it.step(&mut o).expect("no fault") {
+                Event::Edge(e) | Event::Call(e, _) => path.push(e),
+                Event::Return(_) => {}
+                Event::End(end) => break end,
+            }
+        };
+        let End::Error(last) = end else {
+            panic!("expected the error, got {end:?}")
+        };
+        path.push(last);
+        // Follow it again with the same inputs.
+        let follow = |inputs: Vec<i128>| -> usize {
+            let mut o = Script(inputs);
+            let mut it = Interp::new(&p, &mut o).expect("starts");
+            for (i, &e) in path.iter().enumerate() {
+                while it.at_exit() {
+                    it.step(&mut o).expect("returns");
+                }
+                if it.take(e, &mut o).expect("no fault").is_none() {
+                    return i;
+                }
+            }
+            path.len()
+        };
+        assert_eq!(follow(inputs), path.len());
+        // With x = 2 the path's branch `n > 3` is not enabled: refused there, not taken.
+        let k = follow(vec![2; 16]);
+        assert!(k < path.len(), "{k}");
     }
 }
