@@ -691,7 +691,7 @@ impl Search<'_> {
             }
             let mut lits = c.clone();
             // A model found earlier that satisfies `c` is a witness without a query.
-            let known = |models: &Vec<Vec<bool>>| {
+            let witness_in = |models: &Vec<Vec<bool>>| {
                 models
                     .iter()
                     .find(|m| c.iter().all(|&(k, b)| m[k] == b))
@@ -700,7 +700,7 @@ impl Search<'_> {
             // φ side: c ∧ ¬φ
             let mut wit_pos: Option<Option<Vec<bool>>> = None;
             if node.pos
-                && let Some(m) = known(&models_pos)
+                && let Some(m) = witness_in(&models_pos)
             {
                 wit_pos = Some(Some(m));
             } else if node.pos {
@@ -724,7 +724,7 @@ impl Search<'_> {
             }
             let mut wit_neg: Option<Option<Vec<bool>>> = None;
             if node.neg
-                && let Some(m) = known(&models_neg)
+                && let Some(m) = witness_in(&models_neg)
             {
                 wit_neg = Some(Some(m));
             } else if node.neg {

@@ -7,62 +7,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-
-fn corpus_root() -> Option<PathBuf> {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/sv-benchmarks");
-    [here, PathBuf::from("/work/shared/corpus/sv-benchmarks")]
-        .into_iter()
-        .find(|p| p.is_dir())
-}
-
-/// The expected verdict of a program: from its task `.yml` (`unreach-call.prp` entry) or from
-/// its file name (`_true-unreach-call` / `_false-unreach-call`, the 2016 format).
-fn expected_false(c: &Path) -> Option<bool> {
-    let name = c.file_name()?.to_string_lossy().to_string();
-    if name.contains("_false-unreach-call") {
-        return Some(true);
-    }
-    if name.contains("_true-unreach-call") {
-        return Some(false);
-    }
-    let yml = std::fs::read_to_string(c.with_extension("yml")).ok()?;
-    let mut in_reach = false;
-    for l in yml.lines() {
-        if l.contains("property_file") {
-            in_reach = l.contains("unreach-call.prp");
-        } else if in_reach && l.trim_start().starts_with("expected_verdict:") {
-            return Some(l.contains("false"));
-        }
-    }
-    None
-}
-
-fn corpus_files(root: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for dir in std::fs::read_dir(root).expect("readable corpus") {
-        let dir = dir.expect("entry").path();
-        if !dir.is_dir() {
-            continue;
-        }
-        for f in std::fs::read_dir(&dir).expect("readable dir") {
-            let f = f.expect("entry").path();
-            if f.extension().is_some_and(|e| e == "c" || e == "i") {
-                files.push(f);
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
 #[test]
 fn every_corpus_program_is_abstracted_soundly() {
-    let Some(root) = corpus_root() else {
+    let Some(root) = common::corpus_root() else {
         println!("SKIP: ../shared/corpus/sv-benchmarks not found");
         return;
     };
-    let files = corpus_files(&root);
+    let files = common::corpus_files(&root);
     assert!(
         files.len() >= 39,
         "expected the whole corpus, found {}",
@@ -71,8 +22,8 @@ fn every_corpus_program_is_abstracted_soundly() {
     let mut false_tasks = 0;
     for c in &files {
         let prog = common::load(c, &cir::LowerOptions::default());
-        let expect_false =
-            expected_false(c).unwrap_or_else(|| panic!("{}: no expected verdict", c.display()));
+        let expect_false = cir::property::error_expected_reachable(c)
+            .unwrap_or_else(|| panic!("{}: no expected verdict", c.display()));
         for (mode, preds) in [
             ("empty", cir::pred::PredicateSet::default()),
             ("branch", cir::pred::branch_predicates(&prog)),

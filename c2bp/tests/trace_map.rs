@@ -66,27 +66,16 @@ fn golden_traces_are_c_paths() {
 
 #[test]
 fn corpus_traces_are_c_paths() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/sv-benchmarks");
-    if !root.is_dir() {
+    let Some(root) = common::corpus_root() else {
         println!("SKIP: ../shared/corpus/sv-benchmarks not found");
         return;
-    }
+    };
     let mut lengths = Vec::new();
-    for dir in std::fs::read_dir(&root).expect("corpus") {
-        let dir = dir.expect("entry").path();
-        if !dir.is_dir() {
-            continue;
-        }
-        for f in std::fs::read_dir(&dir).expect("dir") {
-            let c = f.expect("entry").path();
-            if c.extension().is_none_or(|e| e != "c" && e != "i") {
-                continue;
-            }
-            let prog = common::load(&c, &cir::LowerOptions::default());
-            let preds = cir::pred::branch_predicates(&prog);
-            if let Some(n) = check(&c, &prog, &preds) {
-                lengths.push(n);
-            }
+    for c in common::corpus_files(&root) {
+        let prog = common::load(&c, &cir::LowerOptions::default());
+        let preds = cir::pred::branch_predicates(&prog);
+        if let Some(n) = check(&c, &prog, &preds) {
+            lengths.push(n);
         }
     }
     println!(

@@ -190,11 +190,6 @@ impl<'p> Interp<'p> {
         Ok(it)
     }
 
-    /// The program.
-    pub fn program(&self) -> &'p Program {
-        self.prog
-    }
-
     /// The current function and node (`None` once the run has ended).
     pub fn location(&self) -> Option<(FuncId, NodeId)> {
         self.frames.last().map(|f| (f.func, f.node))
@@ -209,11 +204,6 @@ impl<'p> Interp<'p> {
     pub fn eval_condition(&self, e: &Expr) -> Result<bool, Fault> {
         let v = self.eval(e)?;
         self.truth(&v)
-    }
-
-    /// Evaluates an expression in the current frame.
-    pub fn eval_value(&self, e: &Expr) -> Result<Value, Fault> {
-        self.eval(e)
     }
 
     /// Takes one step: at a function's exit node, returns from it; otherwise takes one of the

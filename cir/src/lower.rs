@@ -572,8 +572,8 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    /// Drops repeated warnings (same position and text) and the warnings about code in system
-    /// headers (not the user's file) inside functions no execution from `main` can enter: `static inline` helpers of `<stdlib.h>` and the like
+    /// Drops the warnings about code in system headers (not the user's file) inside functions
+    /// no execution from `main` can enter: `static inline` helpers of `<stdlib.h>` and the like
     /// that call undeclared builtins would otherwise drown the warnings that matter. A function
     /// whose address is taken counts as reachable.
     fn drop_unreachable_header_warnings(&mut self) {
@@ -624,10 +624,8 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        let mut seen = HashSet::new();
         self.prog.warnings.retain(|w| {
-            (w.pos.file == 0 || w.function.as_ref().is_none_or(|f| reachable.contains(f)))
-                && seen.insert((w.pos, w.message.clone()))
+            w.pos.file == 0 || w.function.as_ref().is_none_or(|f| reachable.contains(f))
         });
     }
 

@@ -4,7 +4,8 @@
 //! `CHECK( init(main()), LTL(G ! call(reach_error())) )`; older tasks name `__VERIFIER_error`.
 //! A file may hold several `CHECK` lines; every one must be of this form (other properties —
 //! memory safety, overflow, termination — are not supported and are rejected with their line).
-//! The entry point must be `main`.
+//! The entry point must be `main`. [`error_expected_reachable`] reads a task's expected verdict
+//! (benchmarks and tests).
 
 use std::fmt;
 
@@ -70,6 +71,31 @@ pub fn parse_prp(text: &str) -> Result<Vec<String>, PropertyError> {
         });
     }
     Ok(out)
+}
+
+/// The expected `unreach-call` verdict of an SV-COMP task, for benchmarks and tests: `Some(true)`
+/// when the error is reachable (`false` verdict), `Some(false)` when it is not, `None` when the
+/// task says nothing. Read from the file name (`_false-unreach-call` / `_true-unreach-call`, the
+/// 2016 format) or from the task file next to it (`NAME.yml`: the `expected_verdict` of its
+/// `unreach-call.prp` entry).
+pub fn error_expected_reachable(c_file: &std::path::Path) -> Option<bool> {
+    let name = c_file.file_name()?.to_string_lossy().to_string();
+    if name.contains("_false-unreach-call") {
+        return Some(true);
+    }
+    if name.contains("_true-unreach-call") {
+        return Some(false);
+    }
+    let yml = std::fs::read_to_string(c_file.with_extension("yml")).ok()?;
+    let mut in_reach = false;
+    for l in yml.lines() {
+        if l.contains("property_file") {
+            in_reach = l.contains("unreach-call.prp");
+        } else if in_reach && l.trim_start().starts_with("expected_verdict:") {
+            return Some(l.contains("false"));
+        }
+    }
+    None
 }
 
 #[cfg(test)]

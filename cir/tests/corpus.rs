@@ -117,22 +117,6 @@ impl cir::interp::Oracle for Xorshift {
     }
 }
 
-/// The task's expected verdict for `unreach-call` (from its `.yml`, or its file name).
-fn expected_safe(f: &Path) -> Option<bool> {
-    let name = f.file_name()?.to_string_lossy().to_string();
-    if name.contains("_true-unreach") {
-        return Some(true);
-    }
-    if name.contains("_false-unreach") {
-        return Some(false);
-    }
-    let yml = std::fs::read_to_string(f.with_extension("yml")).ok()?;
-    let mut lines = yml.lines().skip_while(|l| !l.contains("unreach-call.prp"));
-    lines.next()?;
-    let v = lines.next()?;
-    v.contains("expected_verdict").then(|| v.contains("true"))
-}
-
 /// The concrete interpreter runs every corpus program without panicking: random runs of up to
 /// 20,000 steps; how each ended is printed (issue 3 §1, the semantics' executable form). No run
 /// of a task whose expected verdict is `true` may reach the error: that would be a bug in the
@@ -166,8 +150,8 @@ fn every_corpus_program_runs_in_the_interpreter() {
                     Ok(Event::End(End::Exit)) => outcome = "exit".into(),
                     Ok(Event::End(End::Error(e))) => {
                         assert_ne!(
-                            expected_safe(f),
-                            Some(true),
+                            cir::property::error_expected_reachable(f),
+                            Some(false),
                             "{}: a run of a safe task reaches the error at {}",
                             f.display(),
                             p.edge_name(e)
