@@ -266,3 +266,91 @@ pub fn abstract_program(
         global_seconds,
     })
 }
+
+/// The settings a `.bp` header records (`error=`, `options=`), read back so that another tool
+/// (newton) lowers the C program and reasons about it exactly as c2bp did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HeaderSettings {
+    /// The lowering options (error functions and labels, `assert`, data model).
+    pub error_fns: Vec<String>,
+    /// Error labels.
+    pub error_labels: Vec<String>,
+    /// `__assert_fail` is the error.
+    pub assert_is_error: bool,
+    /// The semantics (data model, bit-vectors).
+    pub sem: Semantics,
+    /// The SHA-256 of the C file.
+    pub sha256: Option<String>,
+}
+
+impl HeaderSettings {
+    /// Reads the header of a Boolean program written by c2bp.
+    pub fn from_header(h: &bp_grammar::ast::Annotations) -> Result<HeaderSettings, String> {
+        let mut s = HeaderSettings {
+            sha256: h.get("sha256").map(str::to_string),
+            ..HeaderSettings::default()
+        };
+        if h.get("tool") != Some("c2bp") {
+            return Err("the Boolean program was not written by c2bp (no `//@@ tool=c2bp` header)".into());
+        }
+        if let Some(errs) = h.get("error") {
+            for e in errs.split(',').filter(|e| !e.is_empty()) {
+                if let Some(f) = e.strip_prefix("call:") {
+                    s.error_fns.push(f.to_string());
+                } else if let Some(l) = e.strip_prefix("label:") {
+                    s.error_labels.push(l.to_string());
+                } else if e == "assert" {
+                    s.assert_is_error = true;
+                } else {
+                    return Err(format!("unknown error convention `{e}` in the header"));
+                }
+            }
+        }
+        for o in h.get("options").unwrap_or("").split_whitespace() {
+            if let Some(dm) = o.strip_prefix("data-model=") {
+                s.sem.data_model = dm.parse()?;
+            } else if o == "bitvector" {
+                s.sem.bitvector = true;
+            }
+        }
+        Ok(s)
+    }
+
+    /// The lowering options these settings imply.
+    pub fn lower_options(&self) -> cir::LowerOptions {
+        cir::LowerOptions {
+            data_model: self.sem.data_model,
+            error_fns: self.error_fns.clone(),
+            error_labels: self.error_labels.clone(),
+            assert_is_error: self.assert_is_error,
+        }
+    }
+
+    /// The `error=` header entry for these error conventions (empty: none).
+    pub fn error_entry(&self) -> String {
+        let mut errors: Vec<String> = self.error_fns.iter().map(|f| format!("call:{f}")).collect();
+        errors.extend(self.error_labels.iter().map(|l| format!("label:{l}")));
+        if self.assert_is_error {
+            errors.push("assert".into());
+        }
+        errors.join(",")
+    }
+}
+
+/// A cube-length limit as the command lines take it (`--cube-len K|inf`; `None`: `inf`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CubeLen(pub Option<usize>);
+
+impl std::str::FromStr for CubeLen {
+    type Err = String;
+    fn from_str(s: &str) -> Result<CubeLen, String> {
+        if s == "inf" {
+            return Ok(CubeLen(None));
+        }
+        match s.parse::<usize>() {
+            Ok(0) => Err("the cube length must be at least 1 (or `inf`)".into()),
+            Ok(k) => Ok(CubeLen(Some(k))),
+            Err(_) => Err(format!("`{s}` is not a number or `inf`")),
+        }
+    }
+}

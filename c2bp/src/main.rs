@@ -40,8 +40,8 @@ struct Args {
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Maximum cube length: a number, or `inf` for no limit.
-    #[arg(long = "cube-len", value_name = "K", default_value = "3", value_parser = parse_len)]
-    cube_len: CubeLen,
+    #[arg(long = "cube-len", value_name = "K", default_value = "3")]
+    cube_len: c2bp::CubeLen,
     /// Maximum length of the inconsistent cubes `enforce` excludes (0: no enforce).
     #[arg(long = "enforce-len", value_name = "N", default_value_t = 2)]
     enforce_len: usize,
@@ -79,21 +79,6 @@ struct Args {
     /// C2BP_LOG or RUST_LOG override the filter.
     #[arg(short, long, action = clap::ArgAction::Count)]
     verbose: u8,
-}
-
-/// A cube-length limit (`None`: `inf`).
-#[derive(Debug, Clone, Copy)]
-struct CubeLen(Option<usize>);
-
-fn parse_len(s: &str) -> Result<CubeLen, String> {
-    if s == "inf" {
-        return Ok(CubeLen(None));
-    }
-    match s.parse::<usize>() {
-        Ok(0) => Err("the cube length must be at least 1 (or `inf`)".into()),
-        Ok(k) => Ok(CubeLen(Some(k))),
-        Err(_) => Err(format!("`{s}` is not a number or `inf`")),
-    }
 }
 
 fn fail(code: i32, msg: impl std::fmt::Display) -> ExitCode {
@@ -170,13 +155,15 @@ fn main() -> ExitCode {
         max_queries: args.max_queries,
     };
     let mut extra = Vec::new();
-    let mut errors: Vec<String> = error_fns.iter().map(|f| format!("call:{f}")).collect();
-    errors.extend(args.error_label.iter().map(|l| format!("label:{l}")));
-    if args.assert {
-        errors.push("assert".into());
+    let errors = c2bp::HeaderSettings {
+        error_fns: error_fns.clone(),
+        error_labels: args.error_label.clone(),
+        assert_is_error: args.assert,
+        ..Default::default()
     }
+    .error_entry();
     if !errors.is_empty() {
-        extra.push(("error".to_string(), errors.join(",")));
+        extra.push(("error".to_string(), errors));
     }
     let sources = c2bp::Sources {
         c_path: args.file.display().to_string(),

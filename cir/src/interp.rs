@@ -206,6 +206,12 @@ impl<'p> Interp<'p> {
         self.truth(&v)
     }
 
+    /// Evaluates an expression in the current frame (for showing the values of a
+    /// counterexample's variables).
+    pub fn value_of(&self, e: &Expr) -> Result<Value, Fault> {
+        self.eval(e)
+    }
+
     /// Takes one step: at a function's exit node, returns from it; otherwise takes one of the
     /// enabled out-edges of the current node (the oracle chooses when several are).
     pub fn step(&mut self, oracle: &mut dyn Oracle) -> Result<Event, Fault> {

@@ -1,0 +1,137 @@
+//! The `newton` command: `newton FILE.c FILE.bp TRACE.json` (issue 4 §1). Is the abstract
+//! error trace bebop found in `FILE.bp` (written by c2bp for `FILE.c`) a real execution of the C
+//! program? Prints the replayed counterexample, or the shortest infeasible prefix and the new
+//! predicates. Exit codes (`bp_grammar::exit`): 10 feasible, 0 infeasible, 5 unknown,
+//! 2 input error, 1 usage error.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bp_grammar::exit;
+use clap::Parser;
+
+/// SLAM's Newton: replays an abstract error trace on the C program.
+///
+/// The trace (bebop --trace-json) is mapped back to C edges through the .bp's annotations; the
+/// path formula is built by weakest preconditions through calls and returns and decided by Z3.
+/// A satisfiable path is replayed on the concrete interpreter with the solver's input values:
+/// only a replay that reaches the error is reported FEASIBLE. An infeasible path yields its
+/// shortest infeasible prefix, a minimal core of conditions and new predicates (predicate-file
+/// format) that c2bp can use next.
+#[derive(Parser, Debug)]
+#[command(
+    name = "newton",
+    version,
+    after_help = "Exit codes: 10 feasible (a real error path), 0 infeasible, 5 unknown, \
+                  1 usage error, 2 input error (missing file, C or trace error, .bp not from this C file)."
+)]
+struct Args {
+    /// The C file the Boolean program was abstracted from.
+    c_file: PathBuf,
+    /// The Boolean program (written by c2bp; its header records the settings).
+    bp_file: PathBuf,
+    /// The trace (bebop --trace-json).
+    trace: PathBuf,
+    /// The predicates the .bp was built from (default: read back from its variable names).
+    #[arg(short, long, value_name = "FILE")]
+    preds: Option<PathBuf>,
+    /// Write the result as JSON (format newton-result/1).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write the current predicates plus the new ones (predicate-file format) to FILE.
+    #[arg(long = "write-preds", value_name = "FILE")]
+    write_preds: Option<PathBuf>,
+    /// Z3's deterministic resource limit per query.
+    #[arg(long, value_name = "N", default_value_t = cir::smt::DEFAULT_RLIMIT)]
+    rlimit: u32,
+    /// Log progress to standard error (-v, -vv, -vvv); NEWTON_LOG or RUST_LOG override.
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    verbose: u8,
+}
+
+fn fail(code: i32, msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("newton: {msg}");
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+fn read(p: &PathBuf) -> Result<String, ExitCode> {
+    std::fs::read_to_string(p).map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", p.display())))
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    bp_grammar::logging::init(args.verbose, "NEWTON_LOG");
+    match run(&args) {
+        Ok(c) | Err(c) => c,
+    }
+}
+
+fn run(args: &Args) -> Result<ExitCode, ExitCode> {
+    let c_bytes = std::fs::read(&args.c_file)
+        .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", args.c_file.display())))?;
+    let bp_text = read(&args.bp_file)?;
+    let bp = bp_grammar::parse_and_check(&bp_text, &bp_grammar::ParseOptions::default()).map_err(
+        |ds| {
+            for d in &ds {
+                eprintln!("{}", d.render(&args.bp_file.display().to_string()));
+            }
+            fail(exit::INPUT_ERROR, format!("{}: not a valid Boolean program", args.bp_file.display()))
+        },
+    )?;
+    let settings = c2bp::HeaderSettings::from_header(&bp.header)
+        .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", args.bp_file.display())))?;
+    let sha = c2bp::sha256_hex(&c_bytes);
+    if settings.sha256.as_deref() != Some(sha.as_str()) {
+        return Err(fail(
+            exit::INPUT_ERROR,
+            format!(
+                "{} was not abstracted from {} (SHA-256 {} in its header, the file's is {sha})",
+                args.bp_file.display(),
+                args.c_file.display(),
+                settings.sha256.as_deref().unwrap_or("missing"),
+            ),
+        ));
+    }
+    let prog = cir::load_file(&args.c_file, &settings.lower_options())
+        .map_err(|e| fail(exit::INPUT_ERROR, e))?;
+    let trace_text = read(&args.trace)?;
+    let trace = bp_grammar::trace::Trace::from_json(&trace_text)
+        .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: not a bebop trace: {e}", args.trace.display())))?;
+    let path = c2bp::trace::c_path(&prog, &bp, &trace)
+        .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", args.trace.display())))?;
+    if !c2bp::trace::ends_in_error(&prog, &path) {
+        return Err(fail(
+            exit::INPUT_ERROR,
+            format!("{}: the trace does not end at an error of the C program", args.trace.display()),
+        ));
+    }
+    let preds = match &args.preds {
+        Some(p) => {
+            let text = read(p)?;
+            cir::pred::parse_predicates(&text, &p.display().to_string(), &prog)
+                .map_err(|e| fail(exit::INPUT_ERROR, e))?
+        }
+        None => newton::predicates_of_bp(&prog, &bp)
+            .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", args.bp_file.display())))?,
+    };
+    let pts = cir::pointsto::PointsTo::analyze(&prog);
+    let opts = newton::Options {
+        sem: settings.sem,
+        rlimit: args.rlimit,
+    };
+    let out = newton::analyze(&prog, &pts, &preds, &path, &opts);
+    print!("{}", newton::outcome_text(&out));
+    if let Some(j) = &args.json {
+        std::fs::write(j, newton::outcome_json(&out))
+            .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", j.display())))?;
+    }
+    if let Some(w) = &args.write_preds {
+        let mut all = preds.clone();
+        if let newton::Outcome::Infeasible(r) = &out {
+            cir::pred::merge_into(&mut all, r.preds.clone());
+        }
+        std::fs::write(w, cir::pred::predicate_file_text(&all))
+            .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", w.display())))?;
+    }
+    Ok(ExitCode::from(u8::try_from(out.exit_code()).unwrap_or(1)))
+}

@@ -1,0 +1,453 @@
+//! Feasibility of a path formula, its shortest infeasible prefix and minimal core, and the
+//! predicates Newton derives from the core (`slam-algorithms.md` §6.3–§6.6; SLAM's Newton, and
+//! BLAST's focus operator in Lazy Abstraction §5.3, `seed-digest.md`).
+//!
+//! - **Shortest infeasible prefix**: the conjuncts are ordered by the step of their assume; the
+//!   smallest prefix whose conjuncts are unsatisfiable is found by bisection (extending an
+//!   infeasible prefix keeps it infeasible, so the property is monotone).
+//! - **Minimal core**: deletion-based minimisation over that prefix, in one Z3 session with an
+//!   indicator literal per conjunct (`slam-algorithms.md` §6.4): every conjunct kept is
+//!   necessary.
+//! - **Predicates** (§6.6): every form of every core conjunct — the assume's own condition, and
+//!   its weakest precondition at each point where an assignment changed it — is restated in the
+//!   scope of the activation it holds in: a callee's facts over its locals, formals (entry values)
+//!   and globals; a caller's local frozen during the call is restated over the formal its actual
+//!   parameter was passed to, when the actual is that variable; anything else mentioning a symbol
+//!   (an input value, another activation's local) is dropped. At a return, a caller fact about
+//!   the call's result becomes a *return predicate* of the callee over `\result` (the Constrain
+//!   paper's Fig. 3: `a < \result` in `foo`). Facts are split into atoms (`&&`, `||`, `!`, and
+//!   the conditionals of Morris's axiom), normalised ([`cir::pred::normalize`]), and atoms that
+//!   are constant, valid or unsatisfiable are dropped, as are predicates already present (also
+//!   as their negation).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use c2bp::trace::CStep;
+use cir::ir::{BinOp, EdgeKind, Expr, ExprKind, FuncId, Program, UnOp, VarId};
+use cir::pred::{PredScope, Predicate, PredicateSet, normalize, parse_predicate, result_expr};
+use cir::smt::{Prover, SatAnswer, Semantics};
+
+use crate::symbolic::{PathFormula, SymKind, edge, owner};
+
+/// Whether the path formula is satisfiable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Feasibility {
+    /// Infeasible: the shortest infeasible prefix ends at `prefix_end` (the step of its last
+    /// assume); `core` are indices into [`PathFormula::conjuncts`], a minimal unsatisfiable
+    /// subset of that prefix.
+    Infeasible {
+        /// The step whose assume makes the prefix infeasible.
+        prefix_end: usize,
+        /// The minimal core.
+        core: Vec<usize>,
+    },
+    /// Satisfiable (every conjunct together).
+    Feasible,
+    /// The solver gave up (resource limit).
+    Unknown,
+}
+
+/// Decides the path formula (see the module doc).
+pub fn feasibility(pf: &PathFormula, sem: Semantics, rlimit: u32) -> Feasibility {
+    let live: Vec<usize> = (0..pf.conjuncts.len())
+        .filter(|&i| pf.conjuncts[i].at_start.is_some())
+        .collect();
+    let atoms: Vec<Expr> = live
+        .iter()
+        .filter_map(|&i| pf.conjuncts[i].at_start.clone())
+        .collect();
+    let prover = Prover::new(&pf.ext, sem).with_rlimit(rlimit);
+    let n = atoms.len();
+    let result = prover.with_solver(|cx| {
+        cx.session(&atoms, |s| {
+            let lits = |k: &[usize]| k.iter().map(|&i| (i, true)).collect::<Vec<_>>();
+            let all: Vec<usize> = (0..n).collect();
+            match s.check(&lits(&all)) {
+                SatAnswer::Sat => return Err(true),
+                SatAnswer::Unknown => return Err(false),
+                SatAnswer::Unsat => {}
+            }
+            // Smallest k with the first k conjuncts unsatisfiable.
+            let (mut lo, mut hi) = (0usize, n);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                let first: Vec<usize> = (0..mid).collect();
+                if s.check(&lits(&first)) == SatAnswer::Unsat {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            let mut keep: Vec<usize> = (0..hi).collect();
+            // The last conjunct of the shortest prefix is necessary; try dropping the others.
+            let mut i = 0;
+            while i + 1 < keep.len() {
+                let trial: Vec<usize> = keep
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, _)| k != i)
+                    .map(|(_, &c)| c)
+                    .collect();
+                if s.check(&lits(&trial)) == SatAnswer::Unsat {
+                    keep = trial;
+                } else {
+                    i += 1;
+                }
+            }
+            Ok((hi, keep))
+        })
+    });
+    match result {
+        Err(true) => Feasibility::Feasible,
+        Err(false) => Feasibility::Unknown,
+        Ok((k, keep)) => Feasibility::Infeasible {
+            prefix_end: pf.conjuncts[live[k - 1]].origin,
+            core: keep.into_iter().map(|i| live[i]).collect(),
+        },
+    }
+}
+
+/// Why a predicate was proposed.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Reason {
+    /// The predicate's text.
+    pub predicate: String,
+    /// `global` or the function's name.
+    pub scope: String,
+    /// The step of the core assume it comes from.
+    pub from_assume: usize,
+    /// The step before which it holds (where it was restated).
+    pub at_step: usize,
+    /// `condition` (the assume itself), `precondition` (a weakest precondition of it) or
+    /// `return` (a return predicate of a callee).
+    pub kind: String,
+}
+
+struct Ctx<'a> {
+    prog: &'a Program,
+    pf: &'a PathFormula,
+    path: &'a [CStep],
+    prover: &'a Prover<'a>,
+    syms: HashMap<VarId, SymKind>,
+    /// Texts present per scope (existing and new), with negations.
+    seen: BTreeMap<PredScope, BTreeSet<String>>,
+    out: PredicateSet,
+    reasons: Vec<Reason>,
+}
+
+/// The new predicates (not in `existing`) that the core of an infeasible path yields, with the
+/// reason for each.
+pub fn predicates(
+    prog: &Program,
+    pf: &PathFormula,
+    path: &[CStep],
+    core: &[usize],
+    existing: &PredicateSet,
+    prover: &Prover<'_>,
+) -> (PredicateSet, Vec<Reason>) {
+    let mut seen: BTreeMap<PredScope, BTreeSet<String>> = BTreeMap::new();
+    for p in &existing.global {
+        seen.entry(PredScope::Global).or_default().insert(p.text.clone());
+    }
+    for (f, ps) in &existing.per_function {
+        if let Some(func) = prog.function(f) {
+            let s = seen.entry(PredScope::Function(func.id)).or_default();
+            for p in ps {
+                s.insert(p.text.clone());
+            }
+        }
+    }
+    let mut cx = Ctx {
+        prog,
+        pf,
+        path,
+        prover,
+        syms: pf.symbols.iter().map(|s| (s.var, s.kind)).collect(),
+        seen,
+        out: PredicateSet::default(),
+        reasons: Vec::new(),
+    };
+    for &c in core {
+        let conj = &pf.conjuncts[c];
+        for (k, (point, e)) in conj.forms.iter().enumerate() {
+            let a = pf.act_of[*point];
+            let kind = if k == 0 { "condition" } else { "precondition" };
+            if let Some(r) = cx.restate(e, a) {
+                cx.add_atoms(&r, pf.acts[a].func, conj.origin, *point, kind);
+            }
+        }
+        // Return predicates: the caller's fact right after each return the conjunct spans.
+        for (b, act) in pf.acts.iter().enumerate() {
+            let (Some(r), Some(parent), Some(cs)) = (act.return_step, act.parent, act.call_step)
+            else {
+                continue;
+            };
+            let after = r + 1;
+            if after >= path.len() || after > conj.origin || pf.act_of[after] != parent {
+                continue;
+            }
+            // The form holding at `after`: the last recorded at a point >= after.
+            let Some((_, e)) = conj.forms.iter().rev().find(|(p, _)| *p >= after) else {
+                continue;
+            };
+            if let Some(x) = cx.restate_return(e, b, cs) {
+                cx.add_atoms(&x, act.func, conj.origin, after, "return");
+            }
+        }
+    }
+    (cx.out, cx.reasons)
+}
+
+fn var_expr(prog: &Program, v: VarId) -> Expr {
+    Expr {
+        kind: ExprKind::Var(v),
+        ty: prog.var(v).ty.clone(),
+    }
+}
+
+impl Ctx<'_> {
+    /// `e` (holding in activation `a`) over the variables of `a`'s function, or `None`.
+    fn restate(&self, e: &Expr, a: usize) -> Option<Expr> {
+        let prog = self.prog;
+        let act = &self.pf.acts[a];
+        let ok = std::cell::Cell::new(true);
+        let r = cir::wp::subst_vars(e, &|v| {
+            if (v.0 as usize) < prog.vars.len() {
+                if !(prog.var(v).is_global() || owner(prog, v) == Some(act.func)) {
+                    ok.set(false);
+                }
+                return None;
+            }
+            match self.syms.get(&v) {
+                Some(SymKind::Frozen { owner: o, var: x }) if act.parent == Some(*o) => {
+                    let formal = self.formal_for(a, *x);
+                    if formal.is_none() {
+                        ok.set(false);
+                    }
+                    formal
+                }
+                _ => {
+                    ok.set(false);
+                    None
+                }
+            }
+        });
+        ok.get().then_some(r)
+    }
+
+    /// The formal of activation `a`'s function whose actual parameter is the caller's `x`.
+    fn formal_for(&self, a: usize, x: VarId) -> Option<Expr> {
+        let act = &self.pf.acts[a];
+        let cs = act.call_step?;
+        let EdgeKind::Call { args, .. } = &edge(self.prog, self.path[cs]).kind else {
+            return None;
+        };
+        let g = &self.prog.functions[act.func.0 as usize];
+        args.iter()
+            .zip(&g.formals)
+            .find(|(arg, _)| matches!(arg.kind, ExprKind::Var(v) if v == x))
+            .map(|(_, &f)| var_expr(self.prog, f))
+    }
+
+    /// A caller fact right after the return of activation `b` (called at step `cs`) as a
+    /// return predicate of `b`'s function: the result temporary becomes `\result`, caller
+    /// variables passed as actuals become the formals.
+    fn restate_return(&self, e: &Expr, b: usize, cs: usize) -> Option<Expr> {
+        let prog = self.prog;
+        let EdgeKind::Call { ret: Some(r), args, .. } = &edge(prog, self.path[cs]).kind else {
+            return None;
+        };
+        if !cir::wp::mentions_var(e, *r) {
+            return None;
+        }
+        let g = &prog.functions[self.pf.acts[b].func.0 as usize];
+        let result = result_expr(g.ty.ret.clone());
+        let ok = std::cell::Cell::new(true);
+        let x = cir::wp::subst_vars(e, &|v| {
+            if v == *r {
+                return Some(result.clone());
+            }
+            if (v.0 as usize) < prog.vars.len() && prog.var(v).is_global() {
+                return None;
+            }
+            let f = args
+                .iter()
+                .zip(&g.formals)
+                .find(|(arg, _)| matches!(arg.kind, ExprKind::Var(w) if w == v))
+                .map(|(_, &f)| var_expr(prog, f));
+            if f.is_none() {
+                ok.set(false);
+            }
+            f
+        });
+        ok.get().then_some(x)
+    }
+
+    fn add_atoms(&mut self, e: &Expr, func: FuncId, origin: usize, at: usize, kind: &str) {
+        let mut atoms = Vec::new();
+        split_atoms(e, &mut atoms);
+        for atom in atoms {
+            self.add(atom, func, origin, at, kind);
+        }
+    }
+
+    fn add(&mut self, atom: Expr, func: FuncId, origin: usize, at: usize, kind: &str) {
+        let prog = self.prog;
+        let mut has_var = false;
+        let mut float = false;
+        let mut all_global = true;
+        let mut result = false;
+        atom.walk(&mut |x| {
+            float |= x.ty.is_float();
+            result |= cir::pred::is_result(x);
+            if let ExprKind::Var(v) = x.kind {
+                has_var = true;
+                all_global &= prog.var(v).is_global();
+            }
+        });
+        if !has_var || float {
+            return;
+        }
+        let scope = if all_global && !result {
+            PredScope::Global
+        } else {
+            PredScope::Function(func)
+        };
+        let expr = normalize(atom);
+        let text = prog.show_expr(&expr);
+        let neg = normalize(Expr {
+            kind: ExprKind::Unary(UnOp::LogNot, Box::new(expr.clone())),
+            ty: cir::types::CType::INT,
+        });
+        let neg_text = prog.show_expr(&neg);
+        let present = |s: &BTreeMap<PredScope, BTreeSet<String>>, sc: PredScope| {
+            s.get(&sc)
+                .is_some_and(|t| t.contains(&text) || t.contains(&neg_text))
+        };
+        if present(&self.seen, scope) || present(&self.seen, PredScope::Global) {
+            return;
+        }
+        // Constant atoms are no predicates (`\result` is not a variable for the prover: skip).
+        if !result {
+            let sat = self.prover.is_satisfiable(std::slice::from_ref(&expr));
+            let neg_sat = self.prover.is_satisfiable(std::slice::from_ref(&neg));
+            if sat == SatAnswer::Unsat || neg_sat == SatAnswer::Unsat {
+                return;
+            }
+        }
+        // The text must read back as the same predicate (what a predicate file holds).
+        let Ok(p) = parse_predicate(&text, scope, prog) else {
+            tracing::debug!(predicate = %text, "dropped: does not re-parse in its scope");
+            return;
+        };
+        self.seen.entry(scope).or_default().insert(p.text.clone());
+        let scope_name = match scope {
+            PredScope::Global => "global".to_string(),
+            PredScope::Function(f) => prog.functions[f.0 as usize].name.clone(),
+        };
+        self.reasons.push(Reason {
+            predicate: p.text.clone(),
+            scope: scope_name.clone(),
+            from_assume: origin,
+            at_step: at,
+            kind: kind.to_string(),
+        });
+        push(&mut self.out, p, &scope_name);
+    }
+}
+
+fn push(set: &mut PredicateSet, p: Predicate, scope_name: &str) {
+    match p.scope {
+        PredScope::Global => set.global.push(p),
+        PredScope::Function(_) => set
+            .per_function
+            .entry(scope_name.to_string())
+            .or_default()
+            .push(p),
+    }
+}
+
+/// Splits a fact into atoms: through `&&`, `||`, `!` and conditionals (`c ? a : b` inside an
+/// atom gives `c` and the atom with `a`, and with `b`).
+pub fn split_atoms(e: &Expr, out: &mut Vec<Expr>) {
+    match &e.kind {
+        ExprKind::Binary(BinOp::LogAnd | BinOp::LogOr, a, b) => {
+            split_atoms(a, out);
+            split_atoms(b, out);
+        }
+        ExprKind::Unary(UnOp::LogNot, a) => split_atoms(a, out),
+        _ => {
+            if let Some((c, with_a, with_b)) = split_cond(e) {
+                split_atoms(&c, out);
+                split_atoms(&with_a, out);
+                split_atoms(&with_b, out);
+            } else if !out.contains(e) {
+                out.push(e.clone());
+            }
+        }
+    }
+}
+
+/// The first conditional of `e` (pre-order): its condition, and `e` with the conditional
+/// replaced by each branch.
+fn split_cond(e: &Expr) -> Option<(Expr, Expr, Expr)> {
+    if let ExprKind::Cond(c, a, b) = &e.kind {
+        return Some(((**c).clone(), (**a).clone(), (**b).clone()));
+    }
+    let rebuild = |k: ExprKind| Expr {
+        kind: k,
+        ty: e.ty.clone(),
+    };
+    match &e.kind {
+        ExprKind::Unary(op, x) => {
+            let (c, a, b) = split_cond(x)?;
+            Some((
+                c,
+                rebuild(ExprKind::Unary(*op, Box::new(a))),
+                rebuild(ExprKind::Unary(*op, Box::new(b))),
+            ))
+        }
+        ExprKind::Cast(x) | ExprKind::AddrOf(x) | ExprKind::Deref(x) | ExprKind::Field(x, _) => {
+            let (c, a, b) = split_cond(x)?;
+            let wrap = |y: Expr| match &e.kind {
+                ExprKind::Cast(_) => rebuild(ExprKind::Cast(Box::new(y))),
+                ExprKind::AddrOf(_) => rebuild(ExprKind::AddrOf(Box::new(y))),
+                ExprKind::Deref(_) => rebuild(ExprKind::Deref(Box::new(y))),
+                ExprKind::Field(_, f) => rebuild(ExprKind::Field(Box::new(y), f.clone())),
+                _ => unreachable!("matched above"),
+            };
+            Some((c, wrap(a), wrap(b)))
+        }
+        ExprKind::Binary(op, x, y) => {
+            if let Some((c, a, b)) = split_cond(x) {
+                return Some((
+                    c,
+                    rebuild(ExprKind::Binary(*op, Box::new(a), y.clone())),
+                    rebuild(ExprKind::Binary(*op, Box::new(b), y.clone())),
+                ));
+            }
+            let (c, a, b) = split_cond(y)?;
+            Some((
+                c,
+                rebuild(ExprKind::Binary(*op, x.clone(), Box::new(a))),
+                rebuild(ExprKind::Binary(*op, x.clone(), Box::new(b))),
+            ))
+        }
+        ExprKind::Index(x, y) => {
+            if let Some((c, a, b)) = split_cond(x) {
+                return Some((
+                    c,
+                    rebuild(ExprKind::Index(Box::new(a), y.clone())),
+                    rebuild(ExprKind::Index(Box::new(b), y.clone())),
+                ));
+            }
+            let (c, a, b) = split_cond(y)?;
+            Some((
+                c,
+                rebuild(ExprKind::Index(x.clone(), Box::new(a))),
+                rebuild(ExprKind::Index(x.clone(), Box::new(b))),
+            ))
+        }
+        _ => None,
+    }
+}

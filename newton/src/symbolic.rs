@@ -1,0 +1,579 @@
+//! The path formula of a C path, computed backward by weakest preconditions (issue 4 §1,
+//! second bullet; `slam-algorithms.md` §6.2–§6.3; BLAST's trace formula, Lazy Abstraction §5.3,
+//! `seed-digest.md`).
+//!
+//! Every `assume c` of the path becomes a *conjunct*: `c` at the point where it is taken,
+//! carried back to the start of the path through the weakest precondition of every earlier
+//! edge (Morris's axiom, [`cir::wp::wp_assign`], pruned by the program's points-to analysis).
+//! Since `wp` distributes over conjunction, the path is feasible exactly when the conjuncts, each
+//! read at the start, can hold together; a prefix of the path is the set of conjuncts whose
+//! assume lies in it. Every intermediate form of a conjunct is kept with the point where it
+//! holds: these are the facts predicate discovery restates ([`crate::refine`]).
+//!
+//! # Activations
+//! Each call on the path is an *activation* with its own locals. Walking backward, the caller's
+//! locals that a formula mentions are *frozen* (renamed to fresh variables) when the walk enters
+//! the callee at its return — the caller cannot change them while the callee runs, except
+//! through pointers, so only locals whose address is never taken are frozen — and thawed at the
+//! call edge, after the callee's formals are replaced by the actual parameters (the call's
+//! "mapping to keep values in scope", `slam-algorithms.md` §6.3). A callee's locals still
+//! mentioned at its entry are uninitialised values: fresh *symbols*. So are the values of
+//! havocs, of calls without a body and of `__VERIFIER_nondet_*`; the values of the symbols in a
+//! model are the inputs of a concrete replay ([`crate::replay`]). A recursive path whose formula
+//! needs two activations of an address-taken local at once is not encoded (an error: newton
+//! answers unknown).
+//!
+//! # Exactness
+//! The path formula is exact for the semantics of [`cir::smt`], with two losses, both towards
+//! *more* states (so "infeasible" is always proved, "feasible" is confirmed by replay): a
+//! conjunct whose weakest precondition is not expressible (an assignment that partially
+//! overwrites a location the conjunct reads) is dropped, and calls of functions without a body
+//! change nothing but their result (as in the concrete interpreter).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use c2bp::trace::CStep;
+use cir::ir::{Callee, EdgeKind, Expr, ExprKind, FuncId, Program, VarId, VarInfo, VarKind};
+use cir::pointsto::{Loc, PointsTo};
+use cir::types::CType;
+use cir::wp::{convert, subst_vars, wp_assign};
+
+/// One call on the path (activation 0 is `main`).
+#[derive(Debug, Clone)]
+pub struct Activation {
+    /// Its function.
+    pub func: FuncId,
+    /// The step of the call edge that created it (`None` for `main`).
+    pub call_step: Option<usize>,
+    /// The caller's activation.
+    pub parent: Option<usize>,
+    /// The last step executed in it before it returned (`None`: still running at the end).
+    pub return_step: Option<usize>,
+}
+
+/// Where a fresh symbol's value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SymKind {
+    /// The value of a local (or a formal of `main`) at its activation's entry.
+    Uninit {
+        /// The activation.
+        act: usize,
+        /// The variable.
+        var: VarId,
+    },
+    /// An unmodelled global initialiser (index into `Program::global_inits`).
+    GlobalInit(usize),
+    /// The value stored by the havoc edge of this step.
+    Havoc(usize),
+    /// The result of the call without a body at this step (an input of the environment).
+    CallResult(usize),
+    /// The address an allocator returns at this step (not an input: the allocator decides).
+    Alloc(usize),
+    /// A caller's local frozen while a callee runs (not an input; see the module doc).
+    Frozen {
+        /// The activation owning the local.
+        owner: usize,
+        /// The local.
+        var: VarId,
+    },
+}
+
+/// A fresh variable of the extended program.
+#[derive(Debug, Clone)]
+pub struct Symbol {
+    /// Its id in [`PathFormula::ext`].
+    pub var: VarId,
+    /// What it stands for.
+    pub kind: SymKind,
+}
+
+/// One `assume` of the path and its weakest preconditions.
+#[derive(Debug, Clone)]
+pub struct Conjunct {
+    /// The step of the assume.
+    pub origin: usize,
+    /// Its forms in the order of the walk (from the assume backward; a form is recorded where
+    /// it changes): `(j, e)` means `e` must hold before step `j` (over the
+    /// variables live there; frozen and symbol variables of [`PathFormula::ext`] included).
+    pub forms: Vec<(usize, Expr)>,
+    /// The form at the start of the path (before the global initialisers): over symbols only.
+    /// `None` when a weakest precondition was not expressible (the conjunct is dropped).
+    pub at_start: Option<Expr>,
+}
+
+/// The result of the backward walk.
+#[derive(Debug, Clone)]
+pub struct PathFormula {
+    /// The program extended with the symbols and frozen copies (for the prover).
+    pub ext: Program,
+    /// The activations.
+    pub acts: Vec<Activation>,
+    /// The activation of every step.
+    pub act_of: Vec<usize>,
+    /// The symbols, in creation order.
+    pub symbols: Vec<Symbol>,
+    /// The conjuncts, by origin (ascending).
+    pub conjuncts: Vec<Conjunct>,
+    /// Conjuncts dropped because a weakest precondition was not expressible.
+    pub dropped: usize,
+}
+
+/// Why no path formula was built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    /// The path is not a path of the program (wrong activations).
+    #[error("the path is not well-formed: {0}")]
+    Malformed(String),
+    /// The formula would need two activations of one address-taken local at once.
+    #[error("not encoded: {0}")]
+    Unsupported(String),
+}
+
+/// The function owning a non-global variable.
+pub fn owner(prog: &Program, v: VarId) -> Option<FuncId> {
+    match prog.vars.get(v.0 as usize)?.kind {
+        VarKind::Formal(f, _) | VarKind::Local(f) | VarKind::FormalCopy(f, _) | VarKind::Temp(f) => {
+            Some(f)
+        }
+        _ => None,
+    }
+}
+
+fn var_expr(prog: &Program, v: VarId) -> Expr {
+    Expr {
+        kind: ExprKind::Var(v),
+        ty: prog.var(v).ty.clone(),
+    }
+}
+
+fn vars_of(e: &Expr) -> BTreeSet<VarId> {
+    let mut out = BTreeSet::new();
+    e.walk(&mut |x| {
+        if let ExprKind::Var(v) = x.kind {
+            out.insert(v);
+        }
+    });
+    out
+}
+
+/// The activations of a path: which call each step runs in.
+pub fn activations(prog: &Program, path: &[CStep]) -> Result<(Vec<Activation>, Vec<usize>), PathError> {
+    let mut acts: Vec<Activation> = Vec::new();
+    let mut act_of = Vec::with_capacity(path.len());
+    let mut stack: Vec<usize> = Vec::new();
+    for (j, s) in path.iter().enumerate() {
+        let d = s.depth as usize;
+        while stack.len() > d + 1 {
+            let a = stack.pop().expect("non-empty");
+            acts[a].return_step = Some(j - 1);
+        }
+        if stack.len() == d {
+            let parent = stack.last().copied();
+            let call_step = match parent {
+                None => None,
+                Some(_) => {
+                    let prev = j.checked_sub(1).ok_or_else(|| {
+                        PathError::Malformed("the path starts inside a callee".into())
+                    })?;
+                    let e = edge(prog, path[prev]);
+                    if !matches!(e.kind, EdgeKind::Call { .. }) || path[prev].depth as usize != d - 1
+                    {
+                        return Err(PathError::Malformed(format!(
+                            "step {j} enters `{}` but step {prev} is not a call",
+                            prog.functions[s.edge.func.0 as usize].name
+                        )));
+                    }
+                    Some(prev)
+                }
+            };
+            acts.push(Activation {
+                func: s.edge.func,
+                call_step,
+                parent,
+                return_step: None,
+            });
+            stack.push(acts.len() - 1);
+        }
+        let top = *stack
+            .last()
+            .ok_or_else(|| PathError::Malformed(format!("no activation at step {j}")))?;
+        if acts[top].func != s.edge.func {
+            return Err(PathError::Malformed(format!(
+                "step {j} is in `{}`, its activation in `{}`",
+                prog.functions[s.edge.func.0 as usize].name,
+                prog.functions[acts[top].func.0 as usize].name
+            )));
+        }
+        act_of.push(top);
+    }
+    Ok((acts, act_of))
+}
+
+/// The edge of a step.
+pub fn edge(prog: &Program, s: CStep) -> &cir::ir::Edge {
+    &prog.functions[s.edge.func.0 as usize].edges[s.edge.index as usize]
+}
+
+struct Walker<'a> {
+    prog: &'a Program,
+    pts: &'a PointsTo,
+    ext: Program,
+    symbols: Vec<Symbol>,
+    /// Live conjuncts (current form; `None`: dropped).
+    conj: Vec<(Conjunct, Option<Expr>)>,
+    /// Freeze maps of the activations the walk is inside: (activation, original → frozen).
+    frozen: Vec<(usize, BTreeMap<VarId, VarId>)>,
+}
+
+impl Walker<'_> {
+    fn fresh(&mut self, ty: CType, name: String, func: FuncId, kind: SymKind) -> VarId {
+        let id = VarId(u32::try_from(self.ext.vars.len()).unwrap_or(u32::MAX));
+        self.ext.vars.push(VarInfo {
+            c_name: name.clone(),
+            name,
+            ty,
+            kind: VarKind::Temp(func),
+            pos: Default::default(),
+        });
+        self.symbols.push(Symbol { var: id, kind });
+        id
+    }
+
+    /// Applies `f` to every live conjunct.
+    fn map(&mut self, mut f: impl FnMut(&Expr) -> Option<Expr>) {
+        for (_, cur) in &mut self.conj {
+            if let Some(e) = cur {
+                *cur = f(e);
+            }
+        }
+    }
+
+    fn record(&mut self, point: usize) {
+        for (c, cur) in &mut self.conj {
+            if let Some(e) = cur
+                && c.forms.last().is_none_or(|(_, last)| last != e)
+            {
+                c.forms.push((point, e.clone()));
+            }
+        }
+    }
+
+    fn mentioned(&self) -> BTreeSet<VarId> {
+        let mut out = BTreeSet::new();
+        for (_, cur) in &self.conj {
+            if let Some(e) = cur {
+                out.extend(vars_of(e));
+            }
+        }
+        out
+    }
+
+    /// `lhs := value` backward on every conjunct.
+    fn assign(&mut self, lhs: &Expr, value: &Expr) {
+        let pts = self.pts;
+        self.map(|e| wp_assign(lhs, value, e, pts));
+    }
+
+    /// Replaces the locals of `func` still mentioned by symbols of their value at the entry of
+    /// activation `act`.
+    fn uninit(&mut self, act: usize, func: FuncId, skip_formals: bool) {
+        let prog = self.prog;
+        let mut map = BTreeMap::new();
+        for v in self.mentioned() {
+            if owner(prog, v) != Some(func) {
+                continue;
+            }
+            if skip_formals && matches!(prog.var(v).kind, VarKind::Formal(..)) {
+                continue;
+            }
+            let info = prog.var(v);
+            let s = self.fresh(
+                info.ty.clone(),
+                format!("{}@entry{act}", info.name),
+                func,
+                SymKind::Uninit { act, var: v },
+            );
+            map.insert(v, var_expr(&self.ext, s));
+        }
+        if !map.is_empty() {
+            self.map(|e| Some(subst_vars(e, &|v| map.get(&v).cloned())));
+        }
+    }
+}
+
+/// Builds the path formula of `path` (a path of `prog` from `main`'s entry, e.g. the result of
+/// [`c2bp::trace::c_path`]).
+pub fn path_formula(prog: &Program, pts: &PointsTo, path: &[CStep]) -> Result<PathFormula, PathError> {
+    let (acts, act_of) = activations(prog, path)?;
+    let mut w = Walker {
+        prog,
+        pts,
+        ext: prog.clone(),
+        symbols: Vec::new(),
+        conj: Vec::new(),
+        frozen: Vec::new(),
+    };
+    for j in (0..path.len()).rev() {
+        let a = act_of[j];
+        // Entering a callee backward at its last step: freeze the caller's locals.
+        if j + 1 < path.len() && act_of[j + 1] != a && acts[a].parent == Some(act_of[j + 1]) {
+            let caller = act_of[j + 1];
+            let cf = acts[caller].func;
+            let mut map = BTreeMap::new();
+            for v in w.mentioned() {
+                if owner(prog, v) == Some(cf) && !pts.is_address_taken(&Loc::Var(v)) {
+                    let info = prog.var(v);
+                    let s = w.fresh(
+                        info.ty.clone(),
+                        format!("{}@frozen{caller}", info.name),
+                        cf,
+                        SymKind::Frozen {
+                            owner: caller,
+                            var: v,
+                        },
+                    );
+                    map.insert(v, s);
+                }
+            }
+            // The call's result temporary is frozen too (it is assigned by the return).
+            if let Some(cs) = acts[a].call_step
+                && let EdgeKind::Call { ret: Some(r), .. } = &edge(prog, path[cs]).kind
+                && !map.contains_key(r)
+            {
+                let info = prog.var(*r);
+                let s = w.fresh(
+                    info.ty.clone(),
+                    format!("{}@frozen{caller}", info.name),
+                    cf,
+                    SymKind::Frozen {
+                        owner: caller,
+                        var: *r,
+                    },
+                );
+                map.insert(*r, s);
+            }
+            let sub: BTreeMap<VarId, Expr> =
+                map.iter().map(|(&v, &s)| (v, var_expr(&w.ext, s))).collect();
+            w.map(|e| Some(subst_vars(e, &|v| sub.get(&v).cloned())));
+            let callee = acts[a].func;
+            if let Some(v) = w.mentioned().into_iter().find(|&v| owner(prog, v) == Some(callee)) {
+                return Err(PathError::Unsupported(format!(
+                    "two activations of `{}` need the address-taken local `{}` at once",
+                    prog.functions[callee.0 as usize].name,
+                    prog.var(v).name
+                )));
+            }
+            w.frozen.push((a, map));
+        }
+        let e = edge(prog, path[j]);
+        match &e.kind {
+            EdgeKind::Assign { lhs, rhs } => w.assign(lhs, rhs),
+            EdgeKind::Havoc { lhs, .. } => {
+                let s = w.fresh(
+                    lhs.ty.clone(),
+                    format!("havoc@{j}"),
+                    acts[a].func,
+                    SymKind::Havoc(j),
+                );
+                let value = var_expr(&w.ext, s);
+                w.assign(lhs, &value);
+            }
+            EdgeKind::Assume(c) => w.conj.push((
+                Conjunct {
+                    origin: j,
+                    forms: Vec::new(),
+                    at_start: None,
+                },
+                Some(c.clone()),
+            )),
+            EdgeKind::Return(v) => {
+                // The value goes to the caller's (frozen) result temporary.
+                if let (Some(v), Some((fa, map))) = (v, w.frozen.last())
+                    && *fa == a
+                    && let Some(cs) = acts[a].call_step
+                    && let EdgeKind::Call { ret: Some(r), .. } = &edge(prog, path[cs]).kind
+                    && let Some(&fr) = map.get(r)
+                {
+                    let value = convert(v, &prog.var(*r).ty);
+                    w.map(|e| Some(subst_vars(e, &|x| (x == fr).then(|| value.clone()))));
+                }
+            }
+            EdgeKind::Call { ret, callee, args } => {
+                let enters = j + 1 < path.len()
+                    && act_of[j + 1] != a
+                    && acts[act_of[j + 1]].call_step == Some(j);
+                if enters {
+                    let b = act_of[j + 1];
+                    let g = &prog.functions[acts[b].func.0 as usize];
+                    w.uninit(b, g.id, true);
+                    let sub: BTreeMap<VarId, Expr> = g
+                        .formals
+                        .iter()
+                        .zip(args)
+                        .map(|(&f, arg)| (f, convert(arg, &prog.var(f).ty)))
+                        .collect();
+                    w.map(|e| Some(subst_vars(e, &|v| sub.get(&v).cloned())));
+                    if let Some((fa, map)) = w.frozen.last()
+                        && *fa == b
+                    {
+                        let thaw: BTreeMap<VarId, Expr> = map
+                            .iter()
+                            .map(|(&v, &s)| (s, var_expr(prog, v)))
+                            .collect();
+                        w.frozen.pop();
+                        w.map(|e| Some(subst_vars(e, &|v| thaw.get(&v).cloned())));
+                    }
+                    if let Callee::Indirect(fp) = callee {
+                        // The pointer designated the function the path enters.
+                        w.conj.push((
+                            Conjunct {
+                                origin: j,
+                                forms: Vec::new(),
+                                at_start: None,
+                            },
+                            Some(Expr {
+                                kind: ExprKind::Binary(
+                                    cir::ir::BinOp::Eq,
+                                    Box::new(fp.clone()),
+                                    Box::new(Expr {
+                                        kind: ExprKind::AddrOf(Box::new(Expr {
+                                            kind: ExprKind::Func(g.name.clone()),
+                                            ty: CType::Func(Box::new(g.ty.clone())),
+                                        })),
+                                        ty: fp.ty.clone(),
+                                    }),
+                                ),
+                                ty: CType::INT,
+                            }),
+                        ));
+                    }
+                } else if let Some(r) = ret {
+                    let alloc = matches!(callee, Callee::External(n)
+                        if cir::lower::ALLOC_FNS.contains(&n.as_str()));
+                    let kind = if alloc {
+                        SymKind::Alloc(j)
+                    } else {
+                        SymKind::CallResult(j)
+                    };
+                    let info = prog.var(*r);
+                    let s = w.fresh(info.ty.clone(), format!("{}@{j}", info.name), acts[a].func, kind);
+                    let value = var_expr(&w.ext, s);
+                    w.assign(&var_expr(prog, *r), &value);
+                }
+            }
+            EdgeKind::Error { .. } | EdgeKind::Halt { .. } | EdgeKind::Skip => {}
+        }
+        w.record(j);
+    }
+    // main's entry: its formals and locals are inputs.
+    if !path.is_empty() {
+        let f = acts[0].func;
+        w.uninit(0, f, false);
+    }
+    // Global storage: the initialisers (backward), then zero.
+    for (i, init) in prog.global_inits.iter().enumerate().rev() {
+        match &init.value {
+            Some(v) => w.assign(&init.lhs, v),
+            None => {
+                let s = w.fresh(
+                    init.lhs.ty.clone(),
+                    format!("init@{i}"),
+                    acts.first().map_or(FuncId(0), |a| a.func),
+                    SymKind::GlobalInit(i),
+                );
+                let value = var_expr(&w.ext, s);
+                w.assign(&init.lhs, &value);
+            }
+        }
+    }
+    w.map(|e| Some(zero_globals(prog, e)));
+    let mut dropped = 0;
+    let mut conjuncts: Vec<Conjunct> = w
+        .conj
+        .into_iter()
+        .map(|(mut c, cur)| {
+            if cur.is_none() {
+                dropped += 1;
+            }
+            c.at_start = cur;
+            c
+        })
+        .collect();
+    conjuncts.sort_by_key(|c| c.origin);
+    Ok(PathFormula {
+        ext: w.ext,
+        acts,
+        act_of,
+        symbols: w.symbols,
+        conjuncts,
+        dropped,
+    })
+}
+
+/// Whether the lvalue is a part of a global variable reached without a pointer.
+fn global_root(prog: &Program, e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Var(v) => prog.vars.get(v.0 as usize).is_some_and(VarInfo::is_global),
+        ExprKind::Field(b, _) => global_root(prog, b),
+        ExprKind::Index(a, _) => matches!(a.ty, CType::Array(..)) && global_root(prog, a),
+        _ => false,
+    }
+}
+
+/// Global storage starts zero: every scalar read of a global (not through a pointer) is 0.
+fn zero_globals(prog: &Program, e: &Expr) -> Expr {
+    if e.is_lvalue() && (e.ty.is_scalar() && !e.ty.is_float()) && global_root(prog, e) {
+        let zero = Expr::int(0, CType::INT);
+        return if e.ty == CType::INT {
+            zero
+        } else {
+            Expr {
+                kind: ExprKind::Cast(Box::new(zero)),
+                ty: e.ty.clone(),
+            }
+        };
+    }
+    let rebuild = |a: &Expr| Box::new(zero_globals(prog, a));
+    let kind = match &e.kind {
+        ExprKind::Unary(op, a) => ExprKind::Unary(*op, rebuild(a)),
+        ExprKind::Binary(op, a, b) => ExprKind::Binary(*op, rebuild(a), rebuild(b)),
+        ExprKind::Cast(a) => ExprKind::Cast(rebuild(a)),
+        ExprKind::Cond(c, a, b) => ExprKind::Cond(rebuild(c), rebuild(a), rebuild(b)),
+        // Addresses stay: `&g` is the object, not its value.
+        ExprKind::AddrOf(a) => ExprKind::AddrOf(Box::new(zero_in_address(prog, a))),
+        ExprKind::Deref(a) => ExprKind::Deref(rebuild(a)),
+        ExprKind::Field(a, f) => ExprKind::Field(Box::new(zero_in_address(prog, a)), f.clone()),
+        ExprKind::Index(a, i) => {
+            let a = if matches!(a.ty, CType::Array(..)) {
+                Box::new(zero_in_address(prog, a))
+            } else {
+                rebuild(a)
+            };
+            ExprKind::Index(a, rebuild(i))
+        }
+        k => k.clone(),
+    };
+    Expr {
+        kind,
+        ty: e.ty.clone(),
+    }
+}
+
+/// Inside an address computation only the values read (indices, pointers) are zeroed.
+fn zero_in_address(prog: &Program, e: &Expr) -> Expr {
+    match &e.kind {
+        ExprKind::Var(_) => e.clone(),
+        ExprKind::Field(a, f) => Expr {
+            kind: ExprKind::Field(Box::new(zero_in_address(prog, a)), f.clone()),
+            ty: e.ty.clone(),
+        },
+        ExprKind::Index(a, i) if matches!(a.ty, CType::Array(..)) => Expr {
+            kind: ExprKind::Index(
+                Box::new(zero_in_address(prog, a)),
+                Box::new(zero_globals(prog, i)),
+            ),
+            ty: e.ty.clone(),
+        },
+        _ => zero_globals(prog, e),
+    }
+}

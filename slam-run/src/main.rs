@@ -1,0 +1,245 @@
+//! The `slam-run` command (issue 4 §2): the refinement loop on a C program or an SV-COMP task.
+//! The verdict is the first line of stdout (`TRUE`, `FALSE(unreach-call)`, `UNKNOWN (reason)`),
+//! followed by the counterexample of a FALSE verdict and a summary line; progress and warnings
+//! go to stderr. Exit codes (`bp_grammar::exit`): 0 TRUE, 10 FALSE, 5 UNKNOWN, 1 usage error,
+//! 2 input error, 6 internal error.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use bp_grammar::exit;
+use clap::Parser;
+
+/// Can the C program reach its error? SLAM's refinement loop: c2bp abstracts the program into
+/// a Boolean program for the current predicates, bebop checks it, newton replays bebop's error
+/// trace on the C program and either confirms it (FALSE, with a counterexample replayed on the
+/// concrete interpreter) or finds new predicates; until bebop proves the abstraction safe
+/// (TRUE). When new predicates stop helping (the same C path again, or nothing new) the run
+/// ends with UNKNOWN (no difference found).
+///
+/// The error is a call of reach_error() or __VERIFIER_error(), or what --error-fn,
+/// --error-label, --assert or the task's property name.
+#[derive(Parser, Debug)]
+#[command(
+    name = "slam-run",
+    version,
+    after_help = "Output: the verdict on the first line of stdout — TRUE, FALSE(unreach-call) or \
+                  UNKNOWN (reason) — then the counterexample (FALSE) and a summary line.\n\n\
+                  Exit codes: 0 TRUE, 10 FALSE, 5 UNKNOWN, 1 usage error, 2 input error \
+                  (missing file, C error, unsupported construct, bad task), 6 internal error."
+)]
+struct Args {
+    /// A C file (`.c` is preprocessed with `gcc -E`, `.i` is read as is) or an SV-COMP task
+    /// definition (`.yml`: its input file, unreach-call property and data model).
+    file: PathBuf,
+    /// Initial predicates (predicate-file format; default: none).
+    #[arg(short, long, value_name = "FILE")]
+    preds: Option<PathBuf>,
+    /// Maximum cube length of the abstraction: a number, or `inf`.
+    #[arg(long = "cube-len", value_name = "K", default_value = "3")]
+    cube_len: c2bp::CubeLen,
+    /// Maximum length of the inconsistent cubes `enforce` excludes (0: no enforce).
+    #[arg(long = "enforce-len", value_name = "N", default_value_t = 2)]
+    enforce_len: usize,
+    /// Bit-precise reasoning (machine integers with wrap-around everywhere).
+    #[arg(long)]
+    bitvector: bool,
+    /// Data model: ILP32 or LP64 (default: the task's, else ILP32).
+    #[arg(long = "data-model")]
+    data_model: Option<cir::DataModel>,
+    /// A function whose call is the error (besides reach_error, __VERIFIER_error).
+    #[arg(long = "error-fn", value_name = "NAME")]
+    error_fn: Vec<String>,
+    /// A label whose reaching is the error.
+    #[arg(long = "error-label", value_name = "NAME")]
+    error_label: Vec<String>,
+    /// A failing `assert` (__assert_fail) is the error.
+    #[arg(long)]
+    assert: bool,
+    /// An SV-COMP property file (unreach-call): its function is the error.
+    #[arg(long, value_name = "FILE")]
+    property: Option<PathBuf>,
+    /// Give up with UNKNOWN (iterations) after N refinement iterations.
+    #[arg(long = "max-iterations", value_name = "N", default_value_t = 200)]
+    max_iterations: usize,
+    /// Give up with UNKNOWN (timeout) after this many seconds of wall-clock time.
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<f64>,
+    /// Keep every iteration's predicate file, .bp, trace and newton result in DIR
+    /// (iterNNN.*; commands.txt re-runs them with the standalone tools).
+    #[arg(long, value_name = "DIR")]
+    keep: Option<PathBuf>,
+    /// Write everything measured as JSON (format slam-run-stats/1).
+    #[arg(long = "stats-json", value_name = "FILE")]
+    stats_json: Option<PathBuf>,
+    /// Z3's deterministic resource limit per query.
+    #[arg(long, value_name = "N", default_value_t = cir::smt::DEFAULT_RLIMIT)]
+    rlimit: u32,
+    /// Maximum solver queries of one cube search.
+    #[arg(long = "max-queries", value_name = "N", default_value_t = 20_000)]
+    max_queries: u64,
+    /// Log to standard error (-v stages, -vv details, -vvv everything); SLAM_LOG or RUST_LOG
+    /// override.
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    verbose: u8,
+}
+
+/// An input error (exit code 2) or an internal one (6).
+struct Failure(i32, anyhow::Error);
+
+fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
+    Failure(exit::INPUT_ERROR, e.into())
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    bp_grammar::logging::init(args.verbose, "SLAM_LOG");
+    match run(args) {
+        Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        Err(Failure(code, e)) => {
+            eprintln!("slam-run: {e:#}");
+            ExitCode::from(u8::try_from(code).unwrap_or(1))
+        }
+    }
+}
+
+fn run(args: Args) -> Result<i32, Failure> {
+    let t0 = Instant::now();
+    let deadline = args
+        .timeout
+        .map(|s| t0 + Duration::from_secs_f64(s.max(0.0)));
+    let task = slam_run::task::load(&args.file).map_err(input)?;
+    let mut error_fns = task.error_fns.clone();
+    error_fns.extend(args.error_fn.iter().cloned());
+    if let Some(p) = &args.property {
+        let text = std::fs::read_to_string(p)
+            .with_context(|| p.display().to_string())
+            .map_err(input)?;
+        let fs = cir::property::parse_prp(&text)
+            .map_err(|e| input(anyhow::anyhow!("{}:{e}", p.display())))?;
+        error_fns.extend(fs);
+    }
+    error_fns.sort();
+    error_fns.dedup();
+    let data_model = args.data_model.unwrap_or(task.data_model);
+    let settings = c2bp::HeaderSettings {
+        error_fns,
+        error_labels: args.error_label.clone(),
+        assert_is_error: args.assert,
+        sem: cir::smt::Semantics {
+            data_model,
+            bitvector: args.bitvector,
+        },
+        sha256: None,
+    };
+    let c_bytes = std::fs::read(&task.c_file)
+        .with_context(|| task.c_file.display().to_string())
+        .map_err(input)?;
+    let prog = cir::load_file(&task.c_file, &settings.lower_options()).map_err(input)?;
+    for w in &prog.warnings {
+        eprintln!(
+            "slam-run: warning: {}:{}: {}",
+            task.c_file.display(),
+            prog.show_pos(w.pos),
+            w.message
+        );
+    }
+    let preds = match &args.preds {
+        None => cir::pred::PredicateSet::default(),
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| p.display().to_string())
+                .map_err(input)?;
+            cir::pred::parse_predicates(&text, &p.display().to_string(), &prog).map_err(input)?
+        }
+    };
+    let cfg = slam_run::Config {
+        c2bp: c2bp::Options {
+            cube_len: args.cube_len.0,
+            enforce_len: args.enforce_len,
+            havoc_all: false,
+            sem: settings.sem,
+            rlimit: args.rlimit,
+            max_queries: args.max_queries,
+        },
+        max_iterations: args.max_iterations,
+        keep: args.keep.clone(),
+        deadline,
+        settings,
+    };
+    let file = task.c_file.display().to_string();
+    // The loop runs on a worker thread so that the time limit is a real one: when it passes,
+    // the verdict is UNKNOWN (timeout) whatever stage is running (kept files are written
+    // atomically, so they stay consistent).
+    let (tx, rx) = mpsc::channel();
+    let c_file = task.c_file.clone();
+    std::thread::Builder::new()
+        .name("slam-run".into())
+        .stack_size(64 * 1024 * 1024)
+        .spawn(move || {
+            let mut last = Instant::now();
+            let mut progress = |p: slam_run::Progress<'_>| {
+                if t0.elapsed() > Duration::from_secs(1) && last.elapsed() > Duration::from_millis(200)
+                {
+                    last = Instant::now();
+                    eprintln!(
+                        "slam-run: {:6.1} s  iteration {}  {} predicates  {}",
+                        t0.elapsed().as_secs_f64(),
+                        p.iteration,
+                        p.predicates,
+                        p.stage
+                    );
+                }
+            };
+            let r = slam_run::run(&prog, &c_file, &c_bytes, preds, &cfg, &mut progress);
+            let _ = tx.send(r);
+        })
+        .map_err(|e| Failure(exit::INTERNAL, e.into()))?;
+    let received = match deadline {
+        Some(d) => rx
+            .recv_timeout(d.saturating_duration_since(Instant::now()) + Duration::from_millis(50))
+            .map_err(|e| matches!(e, mpsc::RecvTimeoutError::Timeout)),
+        None => rx.recv().map_err(|_| false),
+    };
+    let result = match received {
+        Ok(r) => r.map_err(|e| Failure(exit::INTERNAL, e.into()))?,
+        Err(true) => {
+            println!("UNKNOWN (timeout)");
+            println!("summary: seconds={:.2} (stopped by --timeout)", t0.elapsed().as_secs_f64());
+            if let Some(p) = &args.stats_json {
+                let doc = serde_json::json!({
+                    "format": "slam-run-stats/1",
+                    "file": file,
+                    "verdict": "UNKNOWN (timeout)",
+                    "seconds": t0.elapsed().as_secs_f64(),
+                });
+                std::fs::write(p, doc.to_string())
+                    .with_context(|| p.display().to_string())
+                    .map_err(input)?;
+            }
+            // The worker may be inside a long stage: leave without waiting for it.
+            std::process::exit(exit::UNKNOWN);
+        }
+        Err(false) => {
+            return Err(Failure(
+                exit::INTERNAL,
+                anyhow::anyhow!("the analysis thread stopped without an answer (a bug)"),
+            ));
+        }
+    };
+    println!("{}", result.verdict.line());
+    if let slam_run::Verdict::False(cex) = &result.verdict {
+        println!("counterexample (replayed on the concrete program):");
+        print!("{}", newton::counterexample_text(cex));
+    }
+    println!("{}", result.summary());
+    if let Some(p) = &args.stats_json {
+        std::fs::write(p, result.stats_json(&file))
+            .with_context(|| p.display().to_string())
+            .map_err(input)?;
+    }
+    Ok(result.verdict.exit_code())
+}
