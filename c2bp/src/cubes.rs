@@ -212,16 +212,28 @@ pub struct Enumerator<'a> {
 /// contains one.
 pub type Known = [Vec<(String, bool)>];
 
-/// Counters of the searches, and the memo of one procedure's answers (keyed by the texts of φ
-/// and of the atoms; cubes over atom positions), so the memo never crosses procedures and the
-/// output does not depend on the schedule.
+/// Answers of cube searches, keyed by the texts of φ and of the search's atoms (cubes over atom
+/// positions). An answer depends only on that key (the known inconsistent cubes among the
+/// atoms are themselves a function of the atoms), so it is valid in any procedure and any
+/// later abstraction of the same program with the same options.
+pub type Memo = HashMap<String, (Vec<Cube>, Vec<Cube>)>;
+
+/// Counters of the searches, and the memo of one procedure's answers, so the memo never
+/// crosses procedures during one abstraction and the output does not depend on the schedule;
+/// `prior` holds the answers of earlier abstractions (read-only while this one runs, see
+/// [`crate::Cache`]).
 #[derive(Debug, Clone, Default)]
 pub struct SearchStats {
     /// Searches that hit [`Enumerator::max_queries`].
     pub capped: u64,
     /// Answers taken from the memo.
     pub memo_hits: u64,
-    memo: HashMap<String, (Vec<Cube>, Vec<Cube>)>,
+    /// Answers taken from earlier abstractions.
+    pub prior_hits: u64,
+    /// This procedure's new answers.
+    pub memo: Memo,
+    /// Earlier abstractions' answers.
+    pub prior: std::sync::Arc<Memo>,
 }
 
 fn subset(small: &[Lit], big: &[Lit]) -> bool {
@@ -368,13 +380,19 @@ impl Enumerator<'_> {
             key.push('\u{1}');
             key.push_str(&self.prog.show_expr(&vs.vars[i].expr));
         }
-        if let Some((pos, neg)) = stats.memo.get(&key) {
+        let hit = match stats.memo.get(&key) {
+            Some(a) => {
+                stats.memo_hits += 1;
+                Some(a)
+            }
+            None => stats.prior.get(&key).inspect(|_| stats.prior_hits += 1),
+        };
+        if let Some((pos, neg)) = hit {
             let to_vs = |cs: &Vec<Cube>| -> Vec<Cube> {
                 cs.iter()
                     .map(|c| c.iter().map(|&(k, b)| (rel[k], b)).collect())
                     .collect()
             };
-            stats.memo_hits += 1;
             return Approx {
                 pos: to_vs(pos),
                 neg: to_vs(neg),

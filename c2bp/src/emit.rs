@@ -38,7 +38,7 @@ use cir::types::CType;
 use cir::wp::{convert, mentions_var, reads_alias, subst_vars, wp_assign};
 
 use crate::Options;
-use crate::cubes::{Cube, Enumerator, SearchStats, VarSet};
+use crate::cubes::{Cube, Enumerator, Memo, SearchStats, VarSet};
 use crate::signature::{Signature, call_targets, external_mod, reads_any};
 
 /// What every procedure's translation shares (read-only, so procedures run in parallel).
@@ -62,6 +62,8 @@ pub struct Shared<'a> {
     /// The inconsistent cubes over global predicates (computed once, shared by every
     /// `enforce`), of at most `max(2, enforce_len)` literals.
     pub global_enforce: &'a [Cube],
+    /// Cube-search answers of earlier abstractions (read-only).
+    pub prior: std::sync::Arc<Memo>,
 }
 
 /// Counters of one procedure's translation (`--stats`).
@@ -79,6 +81,8 @@ pub struct ProcStats {
     pub capped: u64,
     /// Cube searches answered from the procedure's memo.
     pub memo_hits: u64,
+    /// Cube searches answered from earlier abstractions.
+    pub prior_hits: u64,
 }
 
 /// The text of one Boolean procedure and its counters.
@@ -87,6 +91,8 @@ pub struct ProcOut {
     pub text: String,
     /// Counters.
     pub stats: ProcStats,
+    /// The cube-search answers computed (for later abstractions).
+    pub memo: Memo,
 }
 
 /// One `.bp` statement of an edge's translation.
@@ -133,7 +139,10 @@ fn translate_in(sh: &Shared<'_>, cx: &mut SolverCx<'_>, fid: FuncId) -> ProcOut 
     let mut cx = FnCx {
         sh,
         cx,
-        search: SearchStats::default(),
+        search: SearchStats {
+            prior: sh.prior.clone(),
+            ..SearchStats::default()
+        },
         known: Vec::new(),
         f,
         own,
@@ -154,9 +163,11 @@ fn translate_in(sh: &Shared<'_>, cx: &mut SolverCx<'_>, fid: FuncId) -> ProcOut 
     cx.stats.seconds = start.elapsed().as_secs_f64();
     cx.stats.capped = cx.search.capped;
     cx.stats.memo_hits = cx.search.memo_hits;
+    cx.stats.prior_hits = cx.search.prior_hits;
     ProcOut {
         text,
         stats: cx.stats,
+        memo: std::mem::take(&mut cx.search.memo),
     }
 }
 

@@ -150,6 +150,13 @@ impl Output {
         let _ = writeln!(out, "  cube searches stopped by the query limit: {capped}");
         let memo: u64 = self.procs.iter().map(|p| p.memo_hits).sum();
         let _ = writeln!(out, "  cube searches answered from the memo: {memo}");
+        let prior: u64 = self.procs.iter().map(|p| p.prior_hits).sum();
+        if prior > 0 {
+            let _ = writeln!(
+                out,
+                "  cube searches answered from earlier abstractions: {prior}"
+            );
+        }
         let _ = writeln!(out, "  global enforce: {:.3} s", self.global_seconds);
         let _ = writeln!(
             out,
@@ -177,6 +184,31 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     s
 }
 
+/// Cube-search answers carried from one abstraction of a program to the next (the refinement
+/// loop abstracts the same program with growing predicate sets: most searches recur). Each
+/// abstraction reads the answers of the earlier ones and adds its own when it is done, so its
+/// output does not depend on the schedule of its parallel procedures. An answer is a function
+/// of φ and the search's atoms (for one program and one set of options, which the cache
+/// checks): the output is the one a fresh abstraction computes, up to Z3 answers that depend on
+/// the history of a solver session (resource-limit `unknown`s, which only add `*`).
+#[derive(Debug, Default)]
+pub struct Cache {
+    options: String,
+    memo: std::sync::Arc<cubes::Memo>,
+}
+
+impl Cache {
+    /// Answers held.
+    pub fn len(&self) -> usize {
+        self.memo.len()
+    }
+
+    /// Whether the cache is empty.
+    pub fn is_empty(&self) -> bool {
+        self.memo.is_empty()
+    }
+}
+
 /// Abstracts `prog` with respect to `preds` (module doc).
 pub fn abstract_program(
     prog: &Program,
@@ -184,6 +216,25 @@ pub fn abstract_program(
     opts: &Options,
     sources: &Sources,
 ) -> Result<Output, C2bpError> {
+    abstract_program_cached(prog, preds, opts, sources, &mut Cache::default())
+}
+
+/// [`abstract_program`] with the answers of earlier abstractions of the same program
+/// ([`Cache`]); the cache gains this abstraction's answers.
+pub fn abstract_program_cached(
+    prog: &Program,
+    preds: &PredicateSet,
+    opts: &Options,
+    sources: &Sources,
+    cache: &mut Cache,
+) -> Result<Output, C2bpError> {
+    let tag = format!("{} max-queries={}", opts.describe(), opts.max_queries);
+    if cache.options != tag {
+        *cache = Cache {
+            options: tag,
+            memo: Default::default(),
+        };
+    }
     let pts = PointsTo::analyze(prog);
     let prover = Prover::new(prog, opts.sem).with_rlimit(opts.rlimit);
     let sigs = signature::signatures(prog, preds);
@@ -216,12 +267,22 @@ pub fn abstract_program(
         mods: &mods,
         globals: &globals,
         global_enforce: &global_enforce,
+        prior: cache.memo.clone(),
     };
-    let procs: Vec<emit::ProcOut> = prog
+    let mut procs: Vec<emit::ProcOut> = prog
         .functions
         .par_iter()
         .map(|f| emit::translate(&shared, f.id))
         .collect();
+    drop(shared);
+    {
+        let memo = std::sync::Arc::make_mut(&mut cache.memo);
+        for p in &mut procs {
+            for (k, v) in std::mem::take(&mut p.memo) {
+                memo.entry(k).or_insert(v);
+            }
+        }
+    }
 
     let mut text = String::new();
     {
@@ -291,7 +352,9 @@ impl HeaderSettings {
             ..HeaderSettings::default()
         };
         if h.get("tool") != Some("c2bp") {
-            return Err("the Boolean program was not written by c2bp (no `//@@ tool=c2bp` header)".into());
+            return Err(
+                "the Boolean program was not written by c2bp (no `//@@ tool=c2bp` header)".into(),
+            );
         }
         if let Some(errs) = h.get("error") {
             for e in errs.split(',').filter(|e| !e.is_empty()) {

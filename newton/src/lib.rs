@@ -148,7 +148,8 @@ pub fn analyze(
         refine::Feasibility::Infeasible { prefix_end, core } => {
             let prover = Prover::new(prog, opts.sem).with_rlimit(opts.rlimit);
             let (new, reasons) = refine::predicates(prog, &pf, path, &core, preds, &prover);
-            let core_steps: BTreeSet<usize> = core.iter().map(|&c| pf.conjuncts[c].origin).collect();
+            let core_steps: BTreeSet<usize> =
+                core.iter().map(|&c| pf.conjuncts[c].origin).collect();
             Outcome::Infeasible(Box::new(Refutation {
                 prefix_len: prefix_end + 1,
                 blocking: path_step(prog, path, prefix_end),
@@ -226,7 +227,11 @@ pub fn counterexample_text(cex: &Counterexample) -> String {
     let _ = writeln!(s, "path:");
     for st in &cex.steps {
         let indent = "  ".repeat(st.depth as usize + 1);
-        let vals: Vec<String> = st.values.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        let vals: Vec<String> = st
+            .values
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
         let _ = write!(s, "{indent}{:<10} {:<8} {}", st.pos, st.edge, st.text);
         if !vals.is_empty() {
             let _ = write!(s, "    [{}]", vals.join(", "));

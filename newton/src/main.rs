@@ -75,11 +75,18 @@ fn run(args: &Args) -> Result<ExitCode, ExitCode> {
             for d in &ds {
                 eprintln!("{}", d.render(&args.bp_file.display().to_string()));
             }
-            fail(exit::INPUT_ERROR, format!("{}: not a valid Boolean program", args.bp_file.display()))
+            fail(
+                exit::INPUT_ERROR,
+                format!("{}: not a valid Boolean program", args.bp_file.display()),
+            )
         },
     )?;
-    let settings = c2bp::HeaderSettings::from_header(&bp.header)
-        .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", args.bp_file.display())))?;
+    let settings = c2bp::HeaderSettings::from_header(&bp.header).map_err(|e| {
+        fail(
+            exit::INPUT_ERROR,
+            format!("{}: {e}", args.bp_file.display()),
+        )
+    })?;
     let sha = c2bp::sha256_hex(&c_bytes);
     if settings.sha256.as_deref() != Some(sha.as_str()) {
         return Err(fail(
@@ -95,14 +102,21 @@ fn run(args: &Args) -> Result<ExitCode, ExitCode> {
     let prog = cir::load_file(&args.c_file, &settings.lower_options())
         .map_err(|e| fail(exit::INPUT_ERROR, e))?;
     let trace_text = read(&args.trace)?;
-    let trace = bp_grammar::trace::Trace::from_json(&trace_text)
-        .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: not a bebop trace: {e}", args.trace.display())))?;
+    let trace = bp_grammar::trace::Trace::from_json(&trace_text).map_err(|e| {
+        fail(
+            exit::INPUT_ERROR,
+            format!("{}: not a bebop trace: {e}", args.trace.display()),
+        )
+    })?;
     let path = c2bp::trace::c_path(&prog, &bp, &trace)
         .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", args.trace.display())))?;
     if !c2bp::trace::ends_in_error(&prog, &path) {
         return Err(fail(
             exit::INPUT_ERROR,
-            format!("{}: the trace does not end at an error of the C program", args.trace.display()),
+            format!(
+                "{}: the trace does not end at an error of the C program",
+                args.trace.display()
+            ),
         ));
     }
     let preds = match &args.preds {
@@ -111,8 +125,12 @@ fn run(args: &Args) -> Result<ExitCode, ExitCode> {
             cir::pred::parse_predicates(&text, &p.display().to_string(), &prog)
                 .map_err(|e| fail(exit::INPUT_ERROR, e))?
         }
-        None => newton::predicates_of_bp(&prog, &bp)
-            .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", args.bp_file.display())))?,
+        None => newton::predicates_of_bp(&prog, &bp).map_err(|e| {
+            fail(
+                exit::INPUT_ERROR,
+                format!("{}: {e}", args.bp_file.display()),
+            )
+        })?,
     };
     let pts = cir::pointsto::PointsTo::analyze(&prog);
     let opts = newton::Options {

@@ -147,7 +147,9 @@ pub fn predicates(
 ) -> (PredicateSet, Vec<Reason>) {
     let mut seen: BTreeMap<PredScope, BTreeSet<String>> = BTreeMap::new();
     for p in &existing.global {
-        seen.entry(PredScope::Global).or_default().insert(p.text.clone());
+        seen.entry(PredScope::Global)
+            .or_default()
+            .insert(p.text.clone());
     }
     for (f, ps) in &existing.per_function {
         if let Some(func) = prog.function(f) {
@@ -254,7 +256,10 @@ impl Ctx<'_> {
     /// variables passed as actuals become the formals.
     fn restate_return(&self, e: &Expr, b: usize, cs: usize) -> Option<Expr> {
         let prog = self.prog;
-        let EdgeKind::Call { ret: Some(r), args, .. } = &edge(prog, self.path[cs]).kind else {
+        let EdgeKind::Call {
+            ret: Some(r), args, ..
+        } = &edge(prog, self.path[cs]).kind
+        else {
             return None;
         };
         if !cir::wp::mentions_var(e, *r) {
@@ -305,7 +310,7 @@ impl Ctx<'_> {
                 all_global &= prog.var(v).is_global();
             }
         });
-        if !has_var || float {
+        if !(has_var || result) || float {
             return;
         }
         let scope = if all_global && !result {

@@ -132,9 +132,10 @@ pub enum PathError {
 /// The function owning a non-global variable.
 pub fn owner(prog: &Program, v: VarId) -> Option<FuncId> {
     match prog.vars.get(v.0 as usize)?.kind {
-        VarKind::Formal(f, _) | VarKind::Local(f) | VarKind::FormalCopy(f, _) | VarKind::Temp(f) => {
-            Some(f)
-        }
+        VarKind::Formal(f, _)
+        | VarKind::Local(f)
+        | VarKind::FormalCopy(f, _)
+        | VarKind::Temp(f) => Some(f),
         _ => None,
     }
 }
@@ -157,7 +158,10 @@ fn vars_of(e: &Expr) -> BTreeSet<VarId> {
 }
 
 /// The activations of a path: which call each step runs in.
-pub fn activations(prog: &Program, path: &[CStep]) -> Result<(Vec<Activation>, Vec<usize>), PathError> {
+pub fn activations(
+    prog: &Program,
+    path: &[CStep],
+) -> Result<(Vec<Activation>, Vec<usize>), PathError> {
     let mut acts: Vec<Activation> = Vec::new();
     let mut act_of = Vec::with_capacity(path.len());
     let mut stack: Vec<usize> = Vec::new();
@@ -176,7 +180,8 @@ pub fn activations(prog: &Program, path: &[CStep]) -> Result<(Vec<Activation>, V
                         PathError::Malformed("the path starts inside a callee".into())
                     })?;
                     let e = edge(prog, path[prev]);
-                    if !matches!(e.kind, EdgeKind::Call { .. }) || path[prev].depth as usize != d - 1
+                    if !matches!(e.kind, EdgeKind::Call { .. })
+                        || path[prev].depth as usize != d - 1
                     {
                         return Err(PathError::Malformed(format!(
                             "step {j} enters `{}` but step {prev} is not a call",
@@ -303,7 +308,11 @@ impl Walker<'_> {
 
 /// Builds the path formula of `path` (a path of `prog` from `main`'s entry, e.g. the result of
 /// [`c2bp::trace::c_path`]).
-pub fn path_formula(prog: &Program, pts: &PointsTo, path: &[CStep]) -> Result<PathFormula, PathError> {
+pub fn path_formula(
+    prog: &Program,
+    pts: &PointsTo,
+    path: &[CStep],
+) -> Result<PathFormula, PathError> {
     let (acts, act_of) = activations(prog, path)?;
     let mut w = Walker {
         prog,
@@ -352,11 +361,17 @@ pub fn path_formula(prog: &Program, pts: &PointsTo, path: &[CStep]) -> Result<Pa
                 );
                 map.insert(*r, s);
             }
-            let sub: BTreeMap<VarId, Expr> =
-                map.iter().map(|(&v, &s)| (v, var_expr(&w.ext, s))).collect();
+            let sub: BTreeMap<VarId, Expr> = map
+                .iter()
+                .map(|(&v, &s)| (v, var_expr(&w.ext, s)))
+                .collect();
             w.map(|e| Some(subst_vars(e, &|v| sub.get(&v).cloned())));
             let callee = acts[a].func;
-            if let Some(v) = w.mentioned().into_iter().find(|&v| owner(prog, v) == Some(callee)) {
+            if let Some(v) = w
+                .mentioned()
+                .into_iter()
+                .find(|&v| owner(prog, v) == Some(callee))
+            {
                 return Err(PathError::Unsupported(format!(
                     "two activations of `{}` need the address-taken local `{}` at once",
                     prog.functions[callee.0 as usize].name,
@@ -416,10 +431,8 @@ pub fn path_formula(prog: &Program, pts: &PointsTo, path: &[CStep]) -> Result<Pa
                     if let Some((fa, map)) = w.frozen.last()
                         && *fa == b
                     {
-                        let thaw: BTreeMap<VarId, Expr> = map
-                            .iter()
-                            .map(|(&v, &s)| (s, var_expr(prog, v)))
-                            .collect();
+                        let thaw: BTreeMap<VarId, Expr> =
+                            map.iter().map(|(&v, &s)| (s, var_expr(prog, v))).collect();
                         w.frozen.pop();
                         w.map(|e| Some(subst_vars(e, &|v| thaw.get(&v).cloned())));
                     }
@@ -456,7 +469,12 @@ pub fn path_formula(prog: &Program, pts: &PointsTo, path: &[CStep]) -> Result<Pa
                         SymKind::CallResult(j)
                     };
                     let info = prog.var(*r);
-                    let s = w.fresh(info.ty.clone(), format!("{}@{j}", info.name), acts[a].func, kind);
+                    let s = w.fresh(
+                        info.ty.clone(),
+                        format!("{}@{j}", info.name),
+                        acts[a].func,
+                        kind,
+                    );
                     let value = var_expr(&w.ext, s);
                     w.assign(&var_expr(prog, *r), &value);
                 }

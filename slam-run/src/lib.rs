@@ -250,6 +250,7 @@ pub fn run(
         std::fs::create_dir_all(k).map_err(|e| RunError::Io(k.clone(), e))?;
     }
     let mut commands = String::new();
+    let mut cache = c2bp::Cache::default();
     let timed_out = || cfg.deadline.is_some_and(|d| Instant::now() >= d);
     let verdict = 'run: {
         for i in 0..cfg.max_iterations {
@@ -283,7 +284,7 @@ pub fn run(
                 extra,
             };
             let t = Instant::now();
-            let out = c2bp::abstract_program(prog, &preds, &cfg.c2bp, &sources)
+            let out = c2bp::abstract_program_cached(prog, &preds, &cfg.c2bp, &sources, &mut cache)
                 .map_err(|e| RunError::Internal(e.to_string()))?;
             it.c2bp_seconds = t.elapsed().as_secs_f64();
             it.prover_queries = out.prover.queries;

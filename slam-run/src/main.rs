@@ -182,7 +182,8 @@ fn run(args: Args) -> Result<i32, Failure> {
         .spawn(move || {
             let mut last = Instant::now();
             let mut progress = |p: slam_run::Progress<'_>| {
-                if t0.elapsed() > Duration::from_secs(1) && last.elapsed() > Duration::from_millis(200)
+                if t0.elapsed() > Duration::from_secs(1)
+                    && last.elapsed() > Duration::from_millis(200)
                 {
                     last = Instant::now();
                     eprintln!(
@@ -208,7 +209,10 @@ fn run(args: Args) -> Result<i32, Failure> {
         Ok(r) => r.map_err(|e| Failure(exit::INTERNAL, e.into()))?,
         Err(true) => {
             println!("UNKNOWN (timeout)");
-            println!("summary: seconds={:.2} (stopped by --timeout)", t0.elapsed().as_secs_f64());
+            println!(
+                "summary: seconds={:.2} (stopped by --timeout)",
+                t0.elapsed().as_secs_f64()
+            );
             if let Some(p) = &args.stats_json {
                 let doc = serde_json::json!({
                     "format": "slam-run-stats/1",

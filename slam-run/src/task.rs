@@ -40,9 +40,7 @@ fn unquote(s: &str) -> String {
 /// Reads a task: a `.yml` task definition, or a C file (with its expected verdict from an
 /// SV-COMP `.yml` next to it or its old-style name, when there is one).
 pub fn load(path: &Path) -> Result<Task, TaskError> {
-    let is_yml = path
-        .extension()
-        .is_some_and(|e| e == "yml" || e == "yaml");
+    let is_yml = path.extension().is_some_and(|e| e == "yml" || e == "yaml");
     if !is_yml {
         return Ok(Task {
             c_file: path.to_path_buf(),
@@ -87,7 +85,10 @@ pub fn load(path: &Path) -> Result<Task, TaskError> {
                     .filter(|s| !s.is_empty())
                     .collect();
                 if items.len() != 1 {
-                    return Err(err(i + 1, "only tasks with one input file are supported".into()));
+                    return Err(err(
+                        i + 1,
+                        "only tasks with one input file are supported".into(),
+                    ));
                 }
                 input = items.into_iter().next();
             } else {
@@ -97,7 +98,10 @@ pub fn load(path: &Path) -> Result<Task, TaskError> {
         }
         if in_inputs && let Some(v) = t.strip_prefix("- ") {
             if input.is_some() {
-                return Err(err(i + 1, "only tasks with one input file are supported".into()));
+                return Err(err(
+                    i + 1,
+                    "only tasks with one input file are supported".into(),
+                ));
             }
             input = Some(unquote(v));
             continue;
@@ -107,7 +111,10 @@ pub fn load(path: &Path) -> Result<Task, TaskError> {
             .or_else(|| t.strip_prefix("property_file:"))
         {
             current_prop = Some(unquote(v));
-            if current_prop.as_deref().is_some_and(|p| p.ends_with("unreach-call.prp")) {
+            if current_prop
+                .as_deref()
+                .is_some_and(|p| p.ends_with("unreach-call.prp"))
+            {
                 prop = Some((i + 1, unquote(v)));
             }
             continue;
@@ -141,8 +148,26 @@ pub fn load(path: &Path) -> Result<Task, TaskError> {
         error_fns = cir::property::parse_prp(&t)
             .map_err(|e| err(pline, format!("{}:{e}", prp.display())))?;
     }
+    let mut c_file = dir.join(&input);
+    if !c_file.exists() {
+        // Task sets sometimes ship the `.c` of an input named `.i` (or the reverse).
+        let other = match c_file.extension().and_then(|e| e.to_str()) {
+            Some("i") => c_file.with_extension("c"),
+            Some("c") => c_file.with_extension("i"),
+            _ => c_file.clone(),
+        };
+        if other.exists() {
+            tracing::warn!(
+                "{}: input file {} is missing; using {}",
+                file,
+                c_file.display(),
+                other.display()
+            );
+            c_file = other;
+        }
+    }
     Ok(Task {
-        c_file: dir.join(input),
+        c_file,
         data_model,
         error_fns,
         expected,
