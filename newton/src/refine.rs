@@ -26,6 +26,7 @@ use c2bp::trace::CStep;
 use cir::ir::{BinOp, EdgeKind, Expr, ExprKind, FuncId, Program, UnOp, VarId};
 use cir::pred::{PredScope, Predicate, PredicateSet, normalize, parse_predicate, result_expr};
 use cir::smt::{Prover, SatAnswer, Semantics};
+use cir::types::CType;
 
 use crate::symbolic::{PathFormula, SymKind, edge, owner};
 
@@ -133,6 +134,8 @@ struct Ctx<'a> {
     seen: BTreeMap<PredScope, BTreeSet<String>>,
     out: PredicateSet,
     reasons: Vec<Reason>,
+    /// Candidates not yet checked for being constant.
+    pending: Vec<(Predicate, Reason)>,
 }
 
 /// The new predicates (not in `existing`) that the core of an infeasible path yields, with the
@@ -168,6 +171,7 @@ pub fn predicates(
         seen,
         out: PredicateSet::default(),
         reasons: Vec::new(),
+        pending: Vec::new(),
     };
     for &c in core {
         let conj = &pf.conjuncts[c];
@@ -197,7 +201,7 @@ pub fn predicates(
             }
         }
     }
-    (cx.out, cx.reasons)
+    cx.finish()
 }
 
 fn var_expr(prog: &Program, v: VarId) -> Expr {
@@ -292,11 +296,13 @@ impl Ctx<'_> {
         let mut atoms = Vec::new();
         split_atoms(e, &mut atoms);
         for atom in atoms {
-            self.add(atom, func, origin, at, kind);
+            let atom = simplify(self.prog, &atom);
+            self.candidate(atom, func, origin, at, kind);
         }
     }
 
-    fn add(&mut self, atom: Expr, func: FuncId, origin: usize, at: usize, kind: &str) {
+    /// Records a candidate atom (scope, normal form, not yet present).
+    fn candidate(&mut self, atom: Expr, func: FuncId, origin: usize, at: usize, kind: &str) {
         let prog = self.prog;
         let mut has_var = false;
         let mut float = false;
@@ -332,14 +338,6 @@ impl Ctx<'_> {
         if present(&self.seen, scope) || present(&self.seen, PredScope::Global) {
             return;
         }
-        // Constant atoms are no predicates (`\result` is not a variable for the prover: skip).
-        if !result {
-            let sat = self.prover.is_satisfiable(std::slice::from_ref(&expr));
-            let neg_sat = self.prover.is_satisfiable(std::slice::from_ref(&neg));
-            if sat == SatAnswer::Unsat || neg_sat == SatAnswer::Unsat {
-                return;
-            }
-        }
         // The text must read back as the same predicate (what a predicate file holds).
         let Ok(p) = parse_predicate(&text, scope, prog) else {
             tracing::debug!(predicate = %text, "dropped: does not re-parse in its scope");
@@ -350,14 +348,53 @@ impl Ctx<'_> {
             PredScope::Global => "global".to_string(),
             PredScope::Function(f) => prog.functions[f.0 as usize].name.clone(),
         };
-        self.reasons.push(Reason {
-            predicate: p.text.clone(),
-            scope: scope_name.clone(),
-            from_assume: origin,
-            at_step: at,
-            kind: kind.to_string(),
-        });
-        push(&mut self.out, p, &scope_name);
+        self.pending.push((
+            p,
+            Reason {
+                predicate: text,
+                scope: scope_name,
+                from_assume: origin,
+                at_step: at,
+                kind: kind.to_string(),
+            },
+        ));
+    }
+
+    /// Keeps the candidates that are neither valid nor unsatisfiable (constant facts are no
+    /// predicates), checked in one solver session. `\result` is no variable for the prover:
+    /// a return predicate is substituted by a fresh-named stand-in... it is kept as is.
+    fn finish(mut self) -> (PredicateSet, Vec<Reason>) {
+        let pending = std::mem::take(&mut self.pending);
+        let checkable: Vec<usize> = (0..pending.len())
+            .filter(|&i| !pending[i].0.is_return_predicate())
+            .collect();
+        let atoms: Vec<Expr> = checkable
+            .iter()
+            .map(|&i| pending[i].0.expr.clone())
+            .collect();
+        let constant: BTreeSet<usize> = if atoms.is_empty() {
+            BTreeSet::new()
+        } else {
+            self.prover.with_solver(|cx| {
+                cx.session(&atoms, |s| {
+                    (0..atoms.len())
+                        .filter(|&k| {
+                            s.check(&[(k, true)]) == SatAnswer::Unsat
+                                || s.check(&[(k, false)]) == SatAnswer::Unsat
+                        })
+                        .map(|k| checkable[k])
+                        .collect()
+                })
+            })
+        };
+        for (i, (p, r)) in pending.into_iter().enumerate() {
+            if constant.contains(&i) {
+                continue;
+            }
+            push(&mut self.out, p, &r.scope);
+            self.reasons.push(r);
+        }
+        (self.out, self.reasons)
     }
 }
 
@@ -454,5 +491,110 @@ fn split_cond(e: &Expr) -> Option<(Expr, Expr, Expr)> {
             ))
         }
         _ => None,
+    }
+}
+
+/// Whether every value of `from` is a value of `to` (a conversion that changes nothing).
+fn widens(prog: &Program, from: &CType, to: &CType) -> bool {
+    match (from, to) {
+        (CType::Int(a), CType::Int(b)) => {
+            let (lo1, hi1) = a.range(prog.data_model);
+            let (lo2, hi2) = b.range(prog.data_model);
+            lo2 <= lo1 && hi1 <= hi2
+        }
+        _ => false,
+    }
+}
+
+/// `e` without a value-preserving integer cast on top.
+fn strip_widening(prog: &Program, e: &Expr) -> Expr {
+    match &e.kind {
+        ExprKind::Cast(x) if widens(prog, &x.ty, &e.ty) => strip_widening(prog, x),
+        _ => e.clone(),
+    }
+}
+
+/// The constant value of `e` (through casts that keep it).
+fn constant(e: &Expr) -> Option<i128> {
+    match &e.kind {
+        ExprKind::Const(c) => Some(*c),
+        ExprKind::Cast(x) => {
+            let v = constant(x)?;
+            match e.ty {
+                CType::Int(k) => {
+                    let (lo, hi) = k.range(cir::DataModel::default());
+                    (lo <= v && v <= hi).then_some(v)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A predicate in simpler words with the same meaning (`slam-algorithms.md` §6.6, step 5):
+/// comparison operands lose value-preserving casts (`(long long)x != 5` is `x != 5`: the
+/// comparison converts both sides to a common type that holds both values), and an (in)equality
+/// between `a ± c1 ± c2 …` and a constant `k` folds the constants (`x + 1 + 1 == 1` is
+/// `x == -1`) when `a` has a signed type whose range holds the folded constant: `==`/`!=`
+/// hold modulo 2^w as well as over the integers, so the rewrite is exact under both the
+/// integer and the bit-vector semantics.
+pub fn simplify(prog: &Program, e: &Expr) -> Expr {
+    let ExprKind::Binary(op, a, b) = &e.kind else {
+        return e.clone();
+    };
+    if !op.is_comparison() {
+        return e.clone();
+    }
+    let (mut a, mut b) = (strip_widening(prog, a), strip_widening(prog, b));
+    if matches!(op, BinOp::Eq | BinOp::Ne) {
+        if constant(&a).is_some() && constant(&b).is_none() {
+            std::mem::swap(&mut a, &mut b);
+        }
+        if let Some(mut k) = constant(&b) {
+            let mut base = a.clone();
+            loop {
+                match &base.kind {
+                    ExprKind::Binary(o @ (BinOp::Add | BinOp::Sub), x, c)
+                        if constant(c).is_some() && base.ty == x.ty =>
+                    {
+                        let c = constant(c).unwrap_or(0);
+                        k = if *o == BinOp::Add { k - c } else { k + c };
+                        base = (**x).clone();
+                    }
+                    _ => break,
+                }
+            }
+            if let CType::Int(kind) = base.ty
+                && kind.is_signed()
+                && base != a
+            {
+                let (lo, hi) = kind.range(prog.data_model);
+                if lo <= k && k <= hi {
+                    let base = strip_widening(prog, &base);
+                    let (ilo, ihi) = cir::types::IntKind::Int.range(prog.data_model);
+                    let kt = match base.ty {
+                        CType::Int(bk)
+                            if {
+                                let (l, h) = bk.range(prog.data_model);
+                                l <= ilo && ihi <= h
+                            } =>
+                        {
+                            base.ty.clone()
+                        }
+                        _ => CType::INT,
+                    };
+                    let konst = Expr::int(k, kt);
+                    return Expr {
+                        kind: ExprKind::Binary(*op, Box::new(base), Box::new(konst)),
+                        ty: e.ty.clone(),
+                    };
+                }
+            }
+        }
+    }
+    Expr {
+        kind: ExprKind::Binary(*op, Box::new(a), Box::new(b)),
+        ty: e.ty.clone(),
     }
 }
