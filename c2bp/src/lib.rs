@@ -292,7 +292,7 @@ pub fn abstract_program_cached(
             "//@@ tool=c2bp version={} source={} sha256={}",
             env!("CARGO_PKG_VERSION"),
             q(&sources.c_path),
-            sources.c_sha256
+            q(&sources.c_sha256)
         );
         if let Some(p) = &sources.preds_path {
             let _ = write!(text, " preds={}", q(p));

@@ -244,11 +244,12 @@ impl Walker<'_> {
         id
     }
 
-    /// Applies `f` to every live conjunct.
+    /// Applies `f` to every live conjunct (then decides the address comparisons it made
+    /// decidable).
     fn map(&mut self, mut f: impl FnMut(&Expr) -> Option<Expr>) {
         for (_, cur) in &mut self.conj {
             if let Some(e) = cur {
-                *cur = f(e);
+                *cur = f(e).map(|x| fold_addresses(&x));
             }
         }
     }
@@ -594,4 +595,43 @@ fn zero_in_address(prog: &Program, e: &Expr) -> Expr {
         },
         _ => zero_globals(prog, e),
     }
+}
+
+/// The truth of `&x == &y` (or `!=`) between two variables' addresses: distinct variables have
+/// distinct addresses ([`cir::smt`]'s memory model).
+fn address_comparison(e: &Expr) -> Option<bool> {
+    let ExprKind::Binary(op @ (cir::ir::BinOp::Eq | cir::ir::BinOp::Ne), a, b) = &e.kind else {
+        return None;
+    };
+    let var_addr = |x: &Expr| match &x.kind {
+        ExprKind::AddrOf(v) => match v.kind {
+            ExprKind::Var(v) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    };
+    let same = var_addr(a)? == var_addr(b)?;
+    Some(if *op == cir::ir::BinOp::Eq { same } else { !same })
+}
+
+/// Morris's case splits whose alias condition became decidable (`(&x == &x) ? e : x` after
+/// `p := &x`) are resolved, so a form does not keep a dead branch (and the symbols in it).
+pub fn fold_addresses(e: &Expr) -> Expr {
+    e.map_bottom_up(&mut |x| match &x.kind {
+        // The condition was folded first (bottom-up): a constant picks the branch.
+        ExprKind::Cond(c, a, b) => match c.kind {
+            ExprKind::Const(v) => {
+                if v != 0 {
+                    (**a).clone()
+                } else {
+                    (**b).clone()
+                }
+            }
+            _ => x,
+        },
+        _ => match address_comparison(&x) {
+            Some(t) => Expr::int(i128::from(t), CType::INT),
+            None => x,
+        },
+    })
 }

@@ -241,6 +241,46 @@ impl<'a> Checker<'a> {
         Verdict::Budget { steps }
     }
 
+    /// Whether the Boolean program has a run that follows the C path `path` (edges with their
+    /// call depth, `main` at 0, as `c2bp::trace::c_path` gives them) to the error, whatever the
+    /// predicates' values: newton's progress check (issue 4, acceptance 4). `Err` when the
+    /// configuration budget runs out.
+    pub fn follows_path(&self, path: &[c2bp::trace::CStep]) -> Result<bool, String> {
+        let entry = self.machine.entry("main").map_err(|e| e.to_string())?;
+        let mut configs: Vec<Config> = self
+            .entry_states("main", &BTreeMap::new(), &BTreeMap::new())
+            .into_iter()
+            .map(|state| {
+                vec![Frame {
+                    proc: "main".to_string(),
+                    loc: entry,
+                    state,
+                }]
+            })
+            .collect();
+        let mut at_checkpoint = false;
+        for s in path {
+            if configs.len() > MAX_CONFIGS {
+                return Err("too many Boolean configurations".into());
+            }
+            let fname = self.prog.functions[s.edge.func.0 as usize].name.clone();
+            if let Some(&stmt) = self.entries.get(&(fname.clone(), self.edge_name(s.edge))) {
+                let target = Target::Block {
+                    proc: fname,
+                    stmt,
+                    depth: s.depth as usize + 1,
+                    known: BTreeMap::new(),
+                };
+                configs = self.advance(configs, &target, at_checkpoint);
+                at_checkpoint = true;
+                if configs.is_empty() {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(!self.advance(configs, &Target::Error, at_checkpoint).is_empty())
+    }
+
     fn edge(&self, e: EdgeId) -> &cir::ir::Edge {
         &self.prog.functions[e.func.0 as usize].edges[e.index as usize]
     }

@@ -1,0 +1,227 @@
+//! newton on abstract traces of c2bp's Boolean programs (issue 4, acceptance 4 and 5):
+//! - a trace infeasible only because of unsigned wrap-around is refuted, one feasible only
+//!   because of it is confirmed by a concrete replay whose inputs show the wrap;
+//! - progress: on generated programs, re-abstracting with newton's new predicates at
+//!   `--cube-len inf` leaves the Boolean program no run along the refuted C path (checked with
+//!   the lockstep checker of c2bp's soundness test and bp-testkit's reference interpreter);
+//! - bad input of the `newton` command: a `.bp` of another C file, a missing file.
+
+#[allow(dead_code)]
+#[path = "../../c2bp/tests/soundness/check.rs"]
+mod check;
+#[allow(dead_code)]
+#[path = "../../c2bp/tests/soundness/programs.rs"]
+mod programs;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use c2bp::trace::CStep;
+use cir::Program;
+use cir::pointsto::PointsTo;
+use cir::pred::PredicateSet;
+
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("newton-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write");
+    p
+}
+
+fn load(name: &str, src: &str) -> Program {
+    let p = temp_file(name, src);
+    cir::load_file(&p, &cir::LowerOptions::default()).expect("the program lowers")
+}
+
+/// Abstracts and checks; the Boolean program and the C path of its error trace, if unsafe.
+fn abstract_trace(
+    prog: &Program,
+    preds: &PredicateSet,
+    cube_len: Option<usize>,
+) -> (bp_grammar::ast::Program, Option<Vec<CStep>>) {
+    let opts = c2bp::Options {
+        cube_len,
+        ..c2bp::Options::default()
+    };
+    let out = c2bp::abstract_program(prog, preds, &opts, &c2bp::Sources::default())
+        .expect("c2bp succeeds");
+    let bp = bp_grammar::parse_and_check(&out.text, &bp_grammar::ParseOptions::default())
+        .expect("c2bp's output re-parses");
+    let res = bebop::verify(&bp, &bebop::Options::default()).expect("bebop succeeds");
+    let path = res.verdict.trace().map(|t| {
+        let path = c2bp::trace::c_path(prog, &bp, t).expect("the trace maps to C");
+        assert!(c2bp::trace::ends_in_error(prog, &path));
+        path
+    });
+    (bp, path)
+}
+
+const WRAP_INFEASIBLE: &str = r#"
+extern unsigned char __VERIFIER_nondet_uchar(void);
+void reach_error(void) {}
+int main(void) {
+  unsigned char x = __VERIFIER_nondet_uchar();
+  if (x == 255) {
+    x = x + 1;          /* 256 converted to unsigned char: 0 */
+    if (x != 0) reach_error();
+  }
+  return 0;
+}
+"#;
+
+const WRAP_FEASIBLE: &str = r#"
+extern unsigned int __VERIFIER_nondet_uint(void);
+void reach_error(void) {}
+int main(void) {
+  unsigned int x = __VERIFIER_nondet_uint();
+  unsigned int y = x + 1u;
+  if (y < x) reach_error();   /* only when x + 1 wraps to 0 */
+  return 0;
+}
+"#;
+
+#[test]
+fn a_trace_infeasible_only_by_wrap_around_is_refuted() {
+    let prog = load("wrap_infeasible.c", WRAP_INFEASIBLE);
+    let pts = PointsTo::analyze(&prog);
+    let (_, path) = abstract_trace(&prog, &PredicateSet::default(), Some(3));
+    let path = path.expect("without predicates the abstraction reaches the error");
+    match newton::analyze(&prog, &pts, &PredicateSet::default(), &path, &Default::default()) {
+        newton::Outcome::Infeasible(r) => {
+            assert!(r.blocking.text.contains("x != 0"), "{}", r.blocking.text);
+            assert!(!r.preds.is_empty(), "new predicates expected");
+            // With them the program is proved safe.
+            let mut preds = PredicateSet::default();
+            cir::pred::merge_into(&mut preds, r.preds.clone());
+            let mut found = true;
+            for _ in 0..5 {
+                let (_, p) = abstract_trace(&prog, &preds, Some(3));
+                let Some(p) = p else {
+                    found = false;
+                    break;
+                };
+                match newton::analyze(&prog, &pts, &preds, &p, &Default::default()) {
+                    newton::Outcome::Infeasible(r) => cir::pred::merge_into(&mut preds, r.preds),
+                    o => panic!("unexpected {}", newton::outcome_text(&o)),
+                }
+            }
+            assert!(!found, "refinement should prove the program safe");
+        }
+        o => panic!("expected infeasible, got {}", newton::outcome_text(&o)),
+    }
+}
+
+#[test]
+fn a_trace_feasible_only_by_wrap_around_is_replayed() {
+    let prog = load("wrap_feasible.c", WRAP_FEASIBLE);
+    let pts = PointsTo::analyze(&prog);
+    let (_, path) = abstract_trace(&prog, &PredicateSet::default(), Some(3));
+    let path = path.expect("the abstraction reaches the error");
+    match newton::analyze(&prog, &pts, &PredicateSet::default(), &path, &Default::default()) {
+        newton::Outcome::Feasible(cex) => {
+            let x = cex
+                .inputs
+                .iter()
+                .find(|i| i.what.contains("__VERIFIER_nondet_uint"))
+                .expect("the input is listed");
+            assert_eq!(x.value, i128::from(u32::MAX), "only UINT_MAX wraps");
+            let last = cex.steps.last().expect("steps");
+            assert!(last.text.contains("error"), "{}", last.text);
+        }
+        o => panic!("expected feasible, got {}", newton::outcome_text(&o)),
+    }
+}
+
+/// Acceptance 4: newton's predicates refute the very path they come from, at `--cube-len inf`.
+#[test]
+fn new_predicates_make_the_refuted_path_infeasible_in_the_boolean_program() {
+    let seeds: u64 = std::env::var("NEWTON_PROGRESS_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(40);
+    let (mut refuted, mut checked, mut budget, mut no_new, mut other) = (0, 0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for seed in 0..seeds {
+        let g = programs::generate(seed);
+        let prog = load(&format!("progress{seed}.c"), &g.c);
+        let pts = PointsTo::analyze(&prog);
+        let mut preds = PredicateSet::default();
+        for _round in 0..4 {
+            let (_, path) = abstract_trace(&prog, &preds, None);
+            let Some(path) = path else { break };
+            let r = match newton::analyze(&prog, &pts, &preds, &path, &Default::default()) {
+                newton::Outcome::Infeasible(r) => r,
+                _ => {
+                    other += 1;
+                    break;
+                }
+            };
+            refuted += 1;
+            if r.preds.is_empty() {
+                no_new += 1;
+                failures.push(format!("seed {seed}: no new predicates for an infeasible path"));
+                break;
+            }
+            cir::pred::merge_into(&mut preds, r.preds);
+            let (bp, _) = abstract_trace(&prog, &preds, None);
+            let checker = check::Checker::new(&prog, &preds, &bp);
+            match checker.map(|c| c.follows_path(&path)) {
+                Ok(Ok(false)) => checked += 1,
+                Ok(Ok(true)) => failures.push(format!(
+                    "seed {seed}: the Boolean program still follows the refuted path\n{}\n{}",
+                    g.c,
+                    cir::pred::predicate_file_text(&preds)
+                )),
+                Ok(Err(_)) | Err(_) => {
+                    budget += 1;
+                    break;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "progress: {seeds} programs, {refuted} refuted paths, {checked} no longer followed, \
+         {budget} over the checker's budget, {no_new} without new predicates, {other} feasible \
+         or unknown"
+    );
+    assert!(checked > 0, "nothing was checked");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn the_command_rejects_a_boolean_program_of_another_file() {
+    let a = temp_file("a.c", WRAP_INFEASIBLE);
+    let b = temp_file("b.c", WRAP_FEASIBLE);
+    let bp = a.with_extension("bp");
+    let trace = a.with_extension("json");
+    let st = Command::new(env!("CARGO_BIN_EXE_newton"))
+        .args([b.as_os_str(), bp.as_os_str(), trace.as_os_str()])
+        .output()
+        .expect("runs");
+    assert_eq!(st.status.code(), Some(2), "missing .bp is an input error");
+    let msg = String::from_utf8_lossy(&st.stderr);
+    assert!(msg.contains("a.bp"), "{msg}");
+    // A real .bp of a.c, checked against b.c.
+    let c2bp = PathBuf::from(env!("CARGO_BIN_EXE_newton")).with_file_name("c2bp");
+    if !c2bp.exists() {
+        eprintln!("c2bp binary not built next to newton: skipping the SHA-256 part");
+        return;
+    }
+    let out = Command::new(&c2bp)
+        .arg(&a)
+        .arg("-o")
+        .arg(&bp)
+        .output()
+        .expect("c2bp runs");
+    assert!(out.status.success());
+    std::fs::write(&trace, "{}").expect("write");
+    let st = Command::new(env!("CARGO_BIN_EXE_newton"))
+        .args([b.as_os_str(), bp.as_os_str(), trace.as_os_str()])
+        .output()
+        .expect("runs");
+    assert_eq!(st.status.code(), Some(2));
+    let msg = String::from_utf8_lossy(&st.stderr);
+    assert!(msg.contains("was not abstracted from") && msg.contains("SHA-256"), "{msg}");
+    assert_eq!(msg.trim().lines().count(), 1, "one line: {msg}");
+}
