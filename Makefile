@@ -1,5 +1,5 @@
 # Everyday commands. `make demo` and `make test` do all the set-up on a fresh machine.
-.PHONY: all build demo test lint fmt bench ci
+.PHONY: all build demo test lint fmt bench ci slam-table
 
 all: build
 
@@ -7,14 +7,15 @@ build:
 	scripts/setup.sh
 	cargo build --release
 
-# The main job on a bundled example: bebop finds an (abstract) double-acquire in SLAM's lock example.
+# The main job on the bundled examples: slam-run proves the Lazy Abstraction paper's locking
+# example safe, and finds (and replays) the double release in its buggy variant.
 demo:
 	scripts/setup.sh
-	cargo build --release -p bebop
-	@echo "== bebop examples/bebop/lock-coarse.bp   (expected: VERIFICATION FAILED, exit code 10)"
-	@target/release/bebop examples/bebop/lock-coarse.bp; test $$? -eq 10
-	@echo "== bebop examples/bebop/lock.bp          (expected: VERIFICATION SUCCESSFUL, exit code 0)"
-	@target/release/bebop examples/bebop/lock.bp
+	cargo build --release -p slam-run
+	@echo "== slam-run examples/c/funlock.c       (expected: TRUE, exit code 0)"
+	@target/release/slam-run examples/c/funlock.c
+	@echo "== slam-run examples/c/funlock-bug.c   (expected: FALSE(unreach-call) and a counterexample, exit code 10)"
+	@target/release/slam-run examples/c/funlock-bug.c; test $$? -eq 10
 
 test:
 	scripts/test.sh
@@ -33,5 +34,14 @@ bench:
 	cargo build --release -p bebop -p bp-bench -p c2bp
 	target/release/bebop-bench
 	scripts/c2bp-bench.sh
+	cargo build --release -p slam-run
+	scripts/slam-table.sh
+
+# slam-run on the SV-COMP corpus: task, expected, verdict, iterations, predicates, seconds
+# (SLAM_TIMEOUT=N changes the per-task limit, default 10 s).
+slam-table:
+	scripts/setup.sh
+	cargo build --release -p slam-run
+	scripts/slam-table.sh
 
 ci: lint test

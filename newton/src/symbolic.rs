@@ -611,7 +611,11 @@ fn address_comparison(e: &Expr) -> Option<bool> {
         _ => None,
     };
     let same = var_addr(a)? == var_addr(b)?;
-    Some(if *op == cir::ir::BinOp::Eq { same } else { !same })
+    Some(if *op == cir::ir::BinOp::Eq {
+        same
+    } else {
+        !same
+    })
 }
 
 /// Morris's case splits whose alias condition became decidable (`(&x == &x) ? e : x` after

@@ -87,7 +87,13 @@ fn a_trace_infeasible_only_by_wrap_around_is_refuted() {
     let pts = PointsTo::analyze(&prog);
     let (_, path) = abstract_trace(&prog, &PredicateSet::default(), Some(3));
     let path = path.expect("without predicates the abstraction reaches the error");
-    match newton::analyze(&prog, &pts, &PredicateSet::default(), &path, &Default::default()) {
+    match newton::analyze(
+        &prog,
+        &pts,
+        &PredicateSet::default(),
+        &path,
+        &Default::default(),
+    ) {
         newton::Outcome::Infeasible(r) => {
             assert!(r.blocking.text.contains("x != 0"), "{}", r.blocking.text);
             assert!(!r.preds.is_empty(), "new predicates expected");
@@ -118,7 +124,13 @@ fn a_trace_feasible_only_by_wrap_around_is_replayed() {
     let pts = PointsTo::analyze(&prog);
     let (_, path) = abstract_trace(&prog, &PredicateSet::default(), Some(3));
     let path = path.expect("the abstraction reaches the error");
-    match newton::analyze(&prog, &pts, &PredicateSet::default(), &path, &Default::default()) {
+    match newton::analyze(
+        &prog,
+        &pts,
+        &PredicateSet::default(),
+        &path,
+        &Default::default(),
+    ) {
         newton::Outcome::Feasible(cex) => {
             let x = cex
                 .inputs
@@ -160,7 +172,9 @@ fn new_predicates_make_the_refuted_path_infeasible_in_the_boolean_program() {
             refuted += 1;
             if r.preds.is_empty() {
                 no_new += 1;
-                failures.push(format!("seed {seed}: no new predicates for an infeasible path"));
+                failures.push(format!(
+                    "seed {seed}: no new predicates for an infeasible path"
+                ));
                 break;
             }
             cir::pred::merge_into(&mut preds, r.preds);
@@ -222,6 +236,9 @@ fn the_command_rejects_a_boolean_program_of_another_file() {
         .expect("runs");
     assert_eq!(st.status.code(), Some(2));
     let msg = String::from_utf8_lossy(&st.stderr);
-    assert!(msg.contains("was not abstracted from") && msg.contains("SHA-256"), "{msg}");
+    assert!(
+        msg.contains("was not abstracted from") && msg.contains("SHA-256"),
+        "{msg}"
+    );
     assert_eq!(msg.trim().lines().count(), 1, "one line: {msg}");
 }

@@ -278,7 +278,9 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        Ok(!self.advance(configs, &Target::Error, at_checkpoint).is_empty())
+        Ok(!self
+            .advance(configs, &Target::Error, at_checkpoint)
+            .is_empty())
     }
 
     fn edge(&self, e: EdgeId) -> &cir::ir::Edge {
