@@ -513,9 +513,15 @@ impl FnCx<'_, '_, '_, '_> {
             .iter()
             .map(|c| self.body.cube_key(self.sh.prog, c))
             .collect();
+        // A cube mixing a global and a local predicate is left out of `enforce` (it still
+        // prunes the searches): `enforce` also holds right after a call returns, when the
+        // callee has updated the global predicates but this procedure's local ones (which may
+        // read the same globals) wait for the `effects` statement — the clause would cut real
+        // runs there (found by slam-run's end-to-end fuzzing: `g == 0` global, `g < 1` local).
+        let mixed = |c: &Cube| c.iter().any(|l| l.0 < g) && c.iter().any(|l| l.0 >= g);
         let parts: Vec<String> = cubes
             .iter()
-            .filter(|c| c.len() <= len)
+            .filter(|c| c.len() <= len && !mixed(c))
             .map(|c| format!("!{}", self.body.cube_text(c)))
             .collect();
         if parts.is_empty() {

@@ -151,7 +151,7 @@ fn new_predicates_make_the_refuted_path_infeasible_in_the_boolean_program() {
     let seeds: u64 = std::env::var("NEWTON_PROGRESS_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(40);
+        .unwrap_or(12);
     let (mut refuted, mut checked, mut budget, mut no_new, mut other) = (0, 0, 0, 0, 0);
     let mut failures = Vec::new();
     for seed in 0..seeds {

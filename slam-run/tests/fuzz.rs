@@ -9,6 +9,11 @@
 //! programs are unsafe. A candidate whose exploration exceeds the caps, or faults with no
 //! error-reaching run, is skipped (counted).
 //!
+//! Each `slam_run::run` (cube lengths 1, 3, `inf`; at most 30 iterations; the default
+//! options otherwise) runs in a child process, this test binary re-run on [`fuzz_child`] alone,
+//! killed when its time is up: the loop checks its deadline only between stages, and one
+//! abstraction of an unlucky program can take minutes.
+//!
 //! Soundness: `TRUE` on a program with an error-reaching run, or `FALSE` on one without, is a
 //! contradiction and fails the test (with the program, its seed and the verdicts); so does an
 //! internal error of the loop. `UNKNOWN` is allowed and counted.
@@ -36,7 +41,7 @@ use cir::pred::PredicateSet;
 use slam_run::Verdict;
 
 /// Programs checked by the default (CI) run: about a minute on two cores in the test profile.
-const DEFAULT_PROGRAMS: usize = 24;
+const DEFAULT_PROGRAMS: usize = 30;
 /// Candidates generated per program index while looking for the wanted ground truth.
 const ATTEMPTS: u64 = 6;
 /// Exploration caps: complete runs, and interpreter steps over all runs.
@@ -237,7 +242,6 @@ struct Case {
     seed: u64,
     text: String,
     path: PathBuf,
-    prog: Program,
     truth: Truth,
 }
 
@@ -262,7 +266,6 @@ fn candidate(dir: &Path, n: usize, attempt: u64) -> Case {
         seed,
         text,
         path,
-        prog,
         truth,
     }
 }
@@ -270,7 +273,7 @@ fn candidate(dir: &Path, n: usize, attempt: u64) -> Case {
 /// Program `n`: candidates until one has the wanted ground truth (reachable for even `n`).
 /// Returns it (if any candidate could be explored) and the number of skipped candidates.
 fn program(dir: &Path, n: usize) -> (Option<Case>, usize) {
-    let want = n % 2 == 0;
+    let want = n.is_multiple_of(2);
     let mut skipped = 0;
     let mut chosen: Option<Case> = None;
     for attempt in 0..ATTEMPTS {
@@ -304,6 +307,7 @@ struct Counts {
     false_: usize,
     unknown: BTreeMap<String, usize>,
     contradictions: usize,
+    errors: usize,
     seconds: f64,
 }
 
@@ -332,9 +336,134 @@ fn env_usize(name: &str) -> Option<usize> {
     )
 }
 
+/// What one `slam_run::run` answered.
+enum Outcome {
+    True,
+    False,
+    Unknown(String),
+    /// An internal error of the loop, a panic, or a child that could not be run.
+    Error(String),
+}
+
+/// Prefix of the line a child prints its outcome on.
+const CHILD_LINE: &str = "slam-fuzz-outcome: ";
+
+/// Runs `slam_run::run` on `path` with `cube_len` in a child process (this test binary,
+/// running only [`fuzz_child`]), killed `timeout` plus a grace second after it starts: the
+/// loop checks its deadline only between stages, and one abstraction can take minutes.
+fn run_child(path: &Path, cube_len: Option<usize>, timeout: Duration) -> Outcome {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let exe = std::env::current_exe().expect("the test binary");
+    let mut child = match Command::new(exe)
+        .args(["--exact", "fuzz_child", "--nocapture", "--test-threads=1"])
+        .env("SLAM_FUZZ_CHILD_FILE", path)
+        .env("SLAM_FUZZ_CHILD_CUBE", cube_name(cube_len))
+        .env("SLAM_FUZZ_CHILD_TIMEOUT", timeout.as_secs_f64().to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => return Outcome::Error(format!("cannot start the child: {e}")),
+    };
+    let kill_at = Instant::now() + timeout + Duration::from_secs(1);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break st,
+            Ok(None) if Instant::now() < kill_at => std::thread::sleep(Duration::from_millis(5)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Outcome::Unknown("timeout (killed)".into());
+            }
+            Err(e) => return Outcome::Error(format!("waiting for the child: {e}")),
+        }
+    };
+    let (mut out, mut err) = (String::new(), String::new());
+    if let Some(mut o) = child.stdout.take() {
+        let _ = o.read_to_string(&mut out);
+    }
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    // libtest may have written `test fuzz_child ... ` on the same line.
+    let line = out
+        .lines()
+        .find_map(|l| l.find(CHILD_LINE).map(|i| &l[i + CHILD_LINE.len()..]));
+    match line {
+        Some("TRUE") if status.success() => Outcome::True,
+        Some("FALSE") if status.success() => Outcome::False,
+        Some(l) if status.success() && l.starts_with("UNKNOWN ") => {
+            Outcome::Unknown(l["UNKNOWN ".len()..].to_string())
+        }
+        Some(l) if status.success() && l.starts_with("ERROR ") => {
+            Outcome::Error(l["ERROR ".len()..].to_string())
+        }
+        _ => Outcome::Error(format!(
+            "the child ended with {status} without an outcome:\n{out}\n{err}"
+        )),
+    }
+}
+
+/// The child's side of [`run_child`]: does nothing unless `SLAM_FUZZ_CHILD_FILE` is set (in
+/// an ordinary test run it passes at once).
+#[test]
+fn fuzz_child() {
+    let Some(file) = std::env::var_os("SLAM_FUZZ_CHILD_FILE") else {
+        return;
+    };
+    let path = PathBuf::from(file);
+    let cube_len = match std::env::var("SLAM_FUZZ_CHILD_CUBE").as_deref() {
+        Ok("inf") => None,
+        Ok(k) => Some(k.parse().expect("a cube length")),
+        Err(_) => panic!("SLAM_FUZZ_CHILD_CUBE is not set"),
+    };
+    let timeout: f64 = std::env::var("SLAM_FUZZ_CHILD_TIMEOUT")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .expect("SLAM_FUZZ_CHILD_TIMEOUT");
+    let bytes = std::fs::read(&path).expect("read the program");
+    let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
+    let cfg = slam_run::Config {
+        c2bp: c2bp::Options {
+            cube_len,
+            ..c2bp::Options::default()
+        },
+        max_iterations: MAX_ITERATIONS,
+        deadline: Some(Instant::now() + Duration::from_secs_f64(timeout)),
+        ..slam_run::Config::default()
+    };
+    // As the `slam-run` command does: a large stack for the loop.
+    let line = std::thread::Builder::new()
+        .stack_size(64 * 1024 * 1024)
+        .spawn(move || {
+            let res = slam_run::run(
+                &prog,
+                &path,
+                &bytes,
+                PredicateSet::default(),
+                &cfg,
+                &mut |_| {},
+            );
+            match res {
+                Ok(r) => match r.verdict {
+                    Verdict::True => "TRUE".to_string(),
+                    Verdict::False(_) => "FALSE".to_string(),
+                    Verdict::Unknown(why) => format!("UNKNOWN {why}"),
+                },
+                Err(e) => format!("ERROR {e}"),
+            }
+        })
+        .expect("spawn the loop")
+        .join()
+        .expect("the loop does not panic");
+    println!("{CHILD_LINE}{line}");
+}
+
 /// Runs `slam-run` on the case with each cube length and records the outcome.
 fn check(case: &Case, timeout: Duration, stats: &Mutex<Stats>, verbose: bool) {
-    let bytes = std::fs::read(&case.path).expect("read the program back");
     let reachable = case.truth.reachable().expect("an explored case");
     let mut line = format!(
         "program {} (seed {:#x}): {}",
@@ -347,50 +476,35 @@ fn check(case: &Case, timeout: Duration, stats: &Mutex<Stats>, verbose: bool) {
         }
     );
     for (ci, &cube_len) in CUBES.iter().enumerate() {
-        let cfg = slam_run::Config {
-            c2bp: c2bp::Options {
-                cube_len,
-                ..c2bp::Options::default()
-            },
-            max_iterations: MAX_ITERATIONS,
-            deadline: Some(Instant::now() + timeout),
-            ..slam_run::Config::default()
-        };
         let t = Instant::now();
-        let res = slam_run::run(
-            &case.prog,
-            &case.path,
-            &bytes,
-            PredicateSet::default(),
-            &cfg,
-            &mut |_| {},
-        );
+        let outcome = run_child(&case.path, cube_len, timeout);
         let secs = t.elapsed().as_secs_f64();
         let mut st = stats.lock().unwrap_or_else(|e| e.into_inner());
         let counts = &mut st.per_cube[ci];
         counts.seconds += secs;
         let cube = cube_name(cube_len);
-        let (word, contradiction) = match &res {
-            Ok(r) => match &r.verdict {
-                Verdict::True => {
-                    counts.true_ += 1;
-                    ("TRUE".to_string(), reachable)
-                }
-                Verdict::False(_) => {
-                    counts.false_ += 1;
-                    ("FALSE".to_string(), !reachable)
-                }
-                Verdict::Unknown(why) => {
-                    let key = why.split(':').next().unwrap_or(why).to_string();
-                    *counts.unknown.entry(key).or_default() += 1;
-                    (format!("UNKNOWN ({why})"), false)
-                }
-            },
-            Err(e) => {
+        let (word, contradiction) = match &outcome {
+            Outcome::True => {
+                counts.true_ += 1;
+                ("TRUE".to_string(), reachable)
+            }
+            Outcome::False => {
+                counts.false_ += 1;
+                ("FALSE".to_string(), !reachable)
+            }
+            Outcome::Unknown(why) => {
+                let key = why.split(':').next().unwrap_or(why).to_string();
+                *counts.unknown.entry(key).or_default() += 1;
+                (format!("UNKNOWN {why}"), false)
+            }
+            Outcome::Error(e) => {
+                counts.errors += 1;
                 let msg = format!(
-                    "INTERNAL ERROR of slam-run, cube length {cube}, program {} (seed {:#x}): {e}\n{}",
+                    "INTERNAL ERROR of slam-run, cube length {cube}, program {} (seed {:#x}): \
+                     {e}\n{}",
                     case.n, case.seed, case.text
                 );
+                eprintln!("{msg}");
                 st.failures.push(msg);
                 (format!("ERROR ({e})"), false)
             }
@@ -398,13 +512,17 @@ fn check(case: &Case, timeout: Duration, stats: &Mutex<Stats>, verbose: bool) {
         if contradiction {
             st.per_cube[ci].contradictions += 1;
             let witness = match &case.truth {
-                Truth::Reachable(w) => format!("an error-reaching run with choices {w:?}"),
+                Truth::Reachable(w) => {
+                    format!("a run reaches the error (the oracle's answers along it: {w:?})")
+                }
                 _ => "no run reaches the error (every execution explored)".into(),
             };
             let msg = format!(
                 "CONTRADICTION: cube length {cube}: slam-run says {word}, but {witness}\n\
-                 program {} (seed {:#x}):\n{}",
-                case.n, case.seed, case.text
+                 program {n} (seed {:#x}; again: SLAM_FUZZ_START={n} SLAM_FUZZ_SEEDS=1):\n{}",
+                case.seed,
+                case.text,
+                n = case.n,
             );
             eprintln!("{msg}");
             st.failures.push(msg);
@@ -505,7 +623,8 @@ fn slam_run_never_contradicts_exhaustive_execution() {
         .unwrap_or_else(|e| e.into_inner());
     println!(
         "fuzz summary: programs {} (indices {start}..{}), candidates generated {}, skipped {}, \
-         ground truth reachable {} / unreachable {}; {:.1}s ({:.1}s ground truth, {threads} threads)",
+         ground truth reachable {} / unreachable {}; {:.1}s ({:.1}s ground truth, \
+         {threads} threads)",
         st.programs,
         start + count,
         st.candidates,
@@ -519,13 +638,15 @@ fn slam_run_never_contradicts_exhaustive_execution() {
         let unknown: usize = c.unknown.values().sum();
         let reasons: Vec<String> = c.unknown.iter().map(|(k, v)| format!("{k}: {v}")).collect();
         println!(
-            "  cube length {:>3}: TRUE {} FALSE {} UNKNOWN {} ({}) contradictions {}  [{:.1}s]",
+            "  cube length {:>3}: TRUE {} FALSE {} UNKNOWN {} ({}) contradictions {} \
+             internal errors {}  [{:.1}s]",
             cube_name(CUBES[ci]),
             c.true_,
             c.false_,
             unknown,
             reasons.join(", "),
             c.contradictions,
+            c.errors,
             c.seconds,
         );
     }

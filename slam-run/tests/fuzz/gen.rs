@@ -5,12 +5,12 @@
 //! of its executions: `unsigned char` and `_Bool` variables only, at most two
 //! `__VERIFIER_nondet_uchar()` inputs (each cut down to `0..=3` or so by an early return or
 //! `__VERIFIER_assume` right after it is drawn), a few `__VERIFIER_nondet_bool()`, loops
-//! `for (i = 0; i < K; i++)` with `K ≤ 3` (or an input, itself `≤ 4`), `main` plus one or two
-//! helpers taking `unsigned char` values and `unsigned char *` pointers to their caller's
-//! locals (or globals) and returning `unsigned char` or `_Bool`, globals, `if`/`else` on
-//! comparisons (`int` arithmetic after promotion: `t + 1 == 256` holds only for `t == 255`),
-//! `+`/`-` wrapping modulo 256 when stored back, `_Bool` conversions, and one to three
-//! `reach_error()` calls under conditions.
+//! `for (i = 0; i < K; i++)` (or `i != K`) with `K ≤ 3` a constant or an input, `main` plus
+//! one or two helpers taking `unsigned char` values and `unsigned char *` pointers to their
+//! caller's locals (or globals) and returning `unsigned char` or `_Bool`, globals, `if`/`else`
+//! on comparisons (`int` arithmetic after promotion: `t + 1 == 256` holds only for
+//! `t == 255`), `+`/`-` wrapping modulo 256 when stored back, `_Bool` conversions, and one to
+//! three `reach_error()` calls under conditions.
 //!
 //! Invariants the ground truth of the fuzz test relies on:
 //! - every local is declared at the top of its function *with an initialiser* (the explorer
@@ -392,7 +392,7 @@ impl Gen {
                     } else {
                         self.rng.range(1, 3).to_string()
                     };
-                    // `i != K` terminates too: `i` counts up from 0 to `K <= 4`.
+                    // `i != K` terminates too: `i` counts up from 0 to `K <= 3`.
                     let op = if self.rng.chance(1, 5) { "!=" } else { "<" };
                     out.push_str(&format!("{ind}for ({i} = 0; {i} {op} {bound}; {i}++) {{\n"));
                     let mut inner = sc.clone();
