@@ -213,10 +213,17 @@ pub struct Enumerator<'a> {
 pub type Known = [Vec<(String, bool)>];
 
 /// Answers of cube searches, keyed by the texts of φ and of the search's atoms (cubes over atom
-/// positions). An answer depends only on that key (the known inconsistent cubes among the
-/// atoms are themselves a function of the atoms), so it is valid in any procedure and any
-/// later abstraction of the same program with the same options.
+/// positions). Within one function the texts name the same variables in every abstraction of
+/// the program (names are unique per function, not across functions: `x0` may be an `int` in
+/// one and an `unsigned` in another), and every cube of an answer was proved to imply φ
+/// whatever else was pruned, so an answer is valid in later abstractions of the same function
+/// with the same options. [`Memo`]s across abstractions are keyed by [`scoped_key`].
 pub type Memo = HashMap<String, (Vec<Cube>, Vec<Cube>)>;
+
+/// The key of a search of function `func` in a memo carried across abstractions.
+pub fn scoped_key(func: &str, key: &str) -> String {
+    format!("{func}\u{2}{key}")
+}
 
 /// Counters of the searches, and the memo of one procedure's answers, so the memo never
 /// crosses procedures during one abstraction and the output does not depend on the schedule;
@@ -232,8 +239,10 @@ pub struct SearchStats {
     pub prior_hits: u64,
     /// This procedure's new answers.
     pub memo: Memo,
-    /// Earlier abstractions' answers.
+    /// Earlier abstractions' answers (keys by [`scoped_key`]).
     pub prior: std::sync::Arc<Memo>,
+    /// The function searched (the scope of `prior`'s keys).
+    pub scope: String,
 }
 
 fn subset(small: &[Lit], big: &[Lit]) -> bool {
@@ -385,7 +394,10 @@ impl Enumerator<'_> {
                 stats.memo_hits += 1;
                 Some(a)
             }
-            None => stats.prior.get(&key).inspect(|_| stats.prior_hits += 1),
+            None => stats
+                .prior
+                .get(&scoped_key(&stats.scope, &key))
+                .inspect(|_| stats.prior_hits += 1),
         };
         if let Some((pos, neg)) = hit {
             let to_vs = |cs: &Vec<Cube>| -> Vec<Cube> {

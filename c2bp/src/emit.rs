@@ -141,6 +141,7 @@ fn translate_in(sh: &Shared<'_>, cx: &mut SolverCx<'_>, fid: FuncId) -> ProcOut 
         cx,
         search: SearchStats {
             prior: sh.prior.clone(),
+            scope: f.name.clone(),
             ..SearchStats::default()
         },
         known: Vec::new(),

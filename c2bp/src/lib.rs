@@ -187,10 +187,11 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// Cube-search answers carried from one abstraction of a program to the next (the refinement
 /// loop abstracts the same program with growing predicate sets: most searches recur). Each
 /// abstraction reads the answers of the earlier ones and adds its own when it is done, so its
-/// output does not depend on the schedule of its parallel procedures. An answer is a function
-/// of φ and the search's atoms (for one program and one set of options, which the cache
-/// checks): the output is the one a fresh abstraction computes, up to Z3 answers that depend on
-/// the history of a solver session (resource-limit `unknown`s, which only add `*`).
+/// output does not depend on the schedule of its parallel procedures. Answers are kept per
+/// function and are valid for one program and one set of options (which the cache checks; the
+/// caller keeps one cache per program): the output is the one a fresh abstraction computes, up
+/// to Z3 answers that depend on the history of a solver session (resource-limit `unknown`s,
+/// which only add `*`).
 #[derive(Debug, Default)]
 pub struct Cache {
     options: String,
@@ -279,7 +280,8 @@ pub fn abstract_program_cached(
         let memo = std::sync::Arc::make_mut(&mut cache.memo);
         for p in &mut procs {
             for (k, v) in std::mem::take(&mut p.memo) {
-                memo.entry(k).or_insert(v);
+                memo.entry(cubes::scoped_key(&p.stats.name, &k))
+                    .or_insert(v);
             }
         }
     }

@@ -335,8 +335,8 @@ impl<'p> Interp<'p> {
                     return Ok(Event::Call(id, f));
                 }
                 // An allocator: a fresh, untyped object.
-                if let (Callee::External(name), Some(r)) = (callee, ret)
-                    && crate::lower::ALLOC_FNS.contains(&name.as_str())
+                if let Some(r) = ret
+                    && callee.is_allocator()
                     && matches!(prog.var(*r).ty, CType::Pointer(_))
                 {
                     let obj = self.alloc_object(Value::Opaque, true);

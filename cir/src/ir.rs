@@ -348,6 +348,14 @@ pub enum Callee {
     Indirect(Expr),
 }
 
+impl Callee {
+    /// An allocator (`malloc` & co., [`crate::lower::ALLOC_FNS`]): its result is a fresh,
+    /// non-null object (SV-COMP: allocation never fails).
+    pub fn is_allocator(&self) -> bool {
+        matches!(self, Callee::External(n) if crate::lower::ALLOC_FNS.contains(&n.as_str()))
+    }
+}
+
 /// What an edge does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EdgeKind {

@@ -2761,7 +2761,7 @@ impl<'a> Lowerer<'a> {
         } else {
             None
         };
-        let allocator = matches!(&callee, Callee::External(n) if ALLOC_FNS.contains(&n.as_str()));
+        let allocator = callee.is_allocator();
         self.emit(EdgeKind::Call { ret, callee, args }, pos);
         if let Some(r) = ret
             && allocator

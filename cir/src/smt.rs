@@ -602,8 +602,12 @@ fn write_canonical(prog: &Program, e: &Expr, s: &mut String) {
             let _ = write!(s, "{v}:{ty}");
             return;
         }
+        // Names are unique within a function, not across functions (`int x0` in `f`,
+        // `unsigned x0` in `main`): the type makes two texts equal only for formulas that are
+        // renamings of each other.
         ExprKind::Var(v) => {
-            let _ = write!(s, "{}", prog.var(*v).name);
+            let info = prog.var(*v);
+            let _ = write!(s, "{}:{}", info.name, prog.show_type(&info.ty));
             return;
         }
         _ => {}

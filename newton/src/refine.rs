@@ -343,6 +343,7 @@ impl Ctx<'_> {
             tracing::debug!(predicate = %text, "dropped: does not re-parse in its scope");
             return;
         };
+        let text = p.text.clone();
         self.seen.entry(scope).or_default().insert(p.text.clone());
         let scope_name = match scope {
             PredScope::Global => "global".to_string(),
@@ -515,14 +516,14 @@ fn strip_widening(prog: &Program, e: &Expr) -> Expr {
 }
 
 /// The constant value of `e` (through casts that keep it).
-fn constant(e: &Expr) -> Option<i128> {
+fn constant(prog: &Program, e: &Expr) -> Option<i128> {
     match &e.kind {
         ExprKind::Const(c) => Some(*c),
         ExprKind::Cast(x) => {
-            let v = constant(x)?;
+            let v = constant(prog, x)?;
             match e.ty {
                 CType::Int(k) => {
-                    let (lo, hi) = k.range(cir::DataModel::default());
+                    let (lo, hi) = k.range(prog.data_model);
                     (lo <= v && v <= hi).then_some(v)
                 }
                 _ => None,
@@ -548,17 +549,17 @@ pub fn simplify(prog: &Program, e: &Expr) -> Expr {
     }
     let (mut a, mut b) = (strip_widening(prog, a), strip_widening(prog, b));
     if matches!(op, BinOp::Eq | BinOp::Ne) {
-        if constant(&a).is_some() && constant(&b).is_none() {
+        if constant(prog, &a).is_some() && constant(prog, &b).is_none() {
             std::mem::swap(&mut a, &mut b);
         }
-        if let Some(mut k) = constant(&b) {
+        if let Some(mut k) = constant(prog, &b) {
             let mut base = a.clone();
             loop {
                 match &base.kind {
                     ExprKind::Binary(o @ (BinOp::Add | BinOp::Sub), x, c)
-                        if constant(c).is_some() && base.ty == x.ty =>
+                        if constant(prog, c).is_some() && base.ty == x.ty =>
                     {
-                        let c = constant(c).unwrap_or(0);
+                        let c = constant(prog, c).unwrap_or(0);
                         k = if *o == BinOp::Add { k - c } else { k + c };
                         base = (**x).clone();
                     }

@@ -232,29 +232,23 @@ pub fn replay(
                 prog.show_pos(e.pos),
             ),
             EdgeKind::Call { ret, callee, .. } => {
-                let enters = j + 1 < path.len()
-                    && pf.act_of[j + 1] != pf.act_of[j]
-                    && pf.acts[pf.act_of[j + 1]].call_step == Some(j);
-                if enters {
-                    let b = pf.act_of[j + 1];
+                if let Some(b) = crate::symbolic::entered(&pf.acts, &pf.act_of, j) {
                     let g = &prog.functions[pf.acts[b].func.0 as usize];
                     ins.locals(&mut q, b, g, false);
-                } else if let Some(r) = ret {
-                    let alloc = matches!(callee, Callee::External(n)
-                        if cir::lower::ALLOC_FNS.contains(&n.as_str()));
-                    if !alloc {
-                        let name = match callee {
-                            Callee::Nondet(n) | Callee::External(n) => n.clone(),
-                            _ => "an unknown function".into(),
-                        };
-                        ins.load(
-                            &mut q,
-                            &prog.var(*r).ty,
-                            SymKind::CallResult(j),
-                            format!("{name}() at {}", prog.edge_name(s.edge)),
-                            prog.show_pos(e.pos),
-                        );
-                    }
+                } else if let Some(r) = ret
+                    && !callee.is_allocator()
+                {
+                    let name = match callee {
+                        Callee::Nondet(n) | Callee::External(n) => n.clone(),
+                        _ => "an unknown function".into(),
+                    };
+                    ins.load(
+                        &mut q,
+                        &prog.var(*r).ty,
+                        SymKind::CallResult(j),
+                        format!("{name}() at {}", prog.edge_name(s.edge)),
+                        prog.show_pos(e.pos),
+                    );
                 }
             }
             _ => {}

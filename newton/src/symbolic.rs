@@ -214,6 +214,13 @@ pub fn activations(
     Ok((acts, act_of))
 }
 
+/// The activation that the call edge at step `j` enters, when the path follows the callee's
+/// body (not for calls without a body, nor when the path ends at the call).
+pub fn entered(acts: &[Activation], act_of: &[usize], j: usize) -> Option<usize> {
+    let b = *act_of.get(j + 1)?;
+    (b != act_of[j] && acts[b].call_step == Some(j)).then_some(b)
+}
+
 /// The edge of a step.
 pub fn edge(prog: &Program, s: CStep) -> &cir::ir::Edge {
     &prog.functions[s.edge.func.0 as usize].edges[s.edge.index as usize]
@@ -329,8 +336,16 @@ pub fn path_formula(
         if j + 1 < path.len() && act_of[j + 1] != a && acts[a].parent == Some(act_of[j + 1]) {
             let caller = act_of[j + 1];
             let cf = acts[caller].func;
+            // The call's result temporary is frozen too, mentioned or not: the callee's
+            // `return` assigns it.
+            let mut candidates = w.mentioned();
+            if let Some(cs) = acts[a].call_step
+                && let EdgeKind::Call { ret: Some(r), .. } = &edge(prog, path[cs]).kind
+            {
+                candidates.insert(*r);
+            }
             let mut map = BTreeMap::new();
-            for v in w.mentioned() {
+            for v in candidates {
                 if owner(prog, v) == Some(cf) && !pts.is_address_taken(&Loc::Var(v)) {
                     let info = prog.var(v);
                     let s = w.fresh(
@@ -344,23 +359,6 @@ pub fn path_formula(
                     );
                     map.insert(v, s);
                 }
-            }
-            // The call's result temporary is frozen too (it is assigned by the return).
-            if let Some(cs) = acts[a].call_step
-                && let EdgeKind::Call { ret: Some(r), .. } = &edge(prog, path[cs]).kind
-                && !map.contains_key(r)
-            {
-                let info = prog.var(*r);
-                let s = w.fresh(
-                    info.ty.clone(),
-                    format!("{}@frozen{caller}", info.name),
-                    cf,
-                    SymKind::Frozen {
-                        owner: caller,
-                        var: *r,
-                    },
-                );
-                map.insert(*r, s);
             }
             let sub: BTreeMap<VarId, Expr> = map
                 .iter()
@@ -415,11 +413,7 @@ pub fn path_formula(
                 }
             }
             EdgeKind::Call { ret, callee, args } => {
-                let enters = j + 1 < path.len()
-                    && act_of[j + 1] != a
-                    && acts[act_of[j + 1]].call_step == Some(j);
-                if enters {
-                    let b = act_of[j + 1];
+                if let Some(b) = entered(&acts, &act_of, j) {
                     let g = &prog.functions[acts[b].func.0 as usize];
                     w.uninit(b, g.id, true);
                     let sub: BTreeMap<VarId, Expr> = g
@@ -462,9 +456,7 @@ pub fn path_formula(
                         ));
                     }
                 } else if let Some(r) = ret {
-                    let alloc = matches!(callee, Callee::External(n)
-                        if cir::lower::ALLOC_FNS.contains(&n.as_str()));
-                    let kind = if alloc {
+                    let kind = if callee.is_allocator() {
                         SymKind::Alloc(j)
                     } else {
                         SymKind::CallResult(j)

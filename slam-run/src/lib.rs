@@ -154,9 +154,13 @@ pub struct StatsJson<'a> {
 }
 
 impl RunResult {
+    /// Seconds spent in one stage over all iterations.
+    fn stage_seconds(&self, stage: fn(&Iteration) -> f64) -> f64 {
+        self.iterations.iter().map(stage).sum()
+    }
+
     /// The `--stats-json` document.
     pub fn stats_json(&self, file: &str) -> String {
-        let sum = |f: fn(&Iteration) -> f64| self.iterations.iter().map(f).sum::<f64>();
         let s = StatsJson {
             format: "slam-run-stats/1",
             file: file.to_string(),
@@ -164,9 +168,9 @@ impl RunResult {
             iterations: &self.iterations,
             predicates: self.predicates.len(),
             predicates_file: cir::pred::predicate_file_text(&self.predicates),
-            c2bp_seconds: sum(|i| i.c2bp_seconds),
-            bebop_seconds: sum(|i| i.bebop_seconds),
-            newton_seconds: sum(|i| i.newton_seconds),
+            c2bp_seconds: self.stage_seconds(|i| i.c2bp_seconds),
+            bebop_seconds: self.stage_seconds(|i| i.bebop_seconds),
+            newton_seconds: self.stage_seconds(|i| i.newton_seconds),
             seconds: self.seconds,
             counterexample: match &self.verdict {
                 Verdict::False(c) => Some(c),
@@ -178,15 +182,14 @@ impl RunResult {
 
     /// The summary printed after the verdict.
     pub fn summary(&self) -> String {
-        let sum = |f: fn(&Iteration) -> f64| self.iterations.iter().map(f).sum::<f64>();
         format!(
             "summary: iterations={} predicates={} seconds={:.2} (c2bp {:.2}, bebop {:.2}, newton {:.2})",
             self.iterations.len(),
             self.predicates.len(),
             self.seconds,
-            sum(|i| i.c2bp_seconds),
-            sum(|i| i.bebop_seconds),
-            sum(|i| i.newton_seconds),
+            self.stage_seconds(|i| i.c2bp_seconds),
+            self.stage_seconds(|i| i.bebop_seconds),
+            self.stage_seconds(|i| i.newton_seconds),
         )
     }
 }
@@ -239,7 +242,6 @@ pub fn run(
 ) -> Result<RunResult, RunError> {
     let t0 = Instant::now();
     let pts = PointsTo::analyze(prog);
-    let sha = c2bp::sha256_hex(c_bytes);
     let nopts = newton::Options {
         sem: cfg.c2bp.sem,
         rlimit: cfg.c2bp.rlimit,
@@ -249,6 +251,17 @@ pub fn run(
     if let Some(k) = &cfg.keep {
         std::fs::create_dir_all(k).map_err(|e| RunError::Io(k.clone(), e))?;
     }
+    let errors = cfg.settings.error_entry();
+    let base_sources = c2bp::Sources {
+        c_path: c_file.display().to_string(),
+        c_sha256: c2bp::sha256_hex(c_bytes),
+        preds_path: None,
+        extra: if errors.is_empty() {
+            Vec::new()
+        } else {
+            vec![("error".to_string(), errors)]
+        },
+    };
     let mut commands = String::new();
     let mut cache = c2bp::Cache::default();
     let timed_out = || cfg.deadline.is_some_and(|d| Instant::now() >= d);
@@ -272,16 +285,9 @@ pub fn run(
             if let Some(p) = &preds_file {
                 write_atomic(p, &cir::pred::predicate_file_text(&preds))?;
             }
-            let mut extra = Vec::new();
-            let errors = cfg.settings.error_entry();
-            if !errors.is_empty() {
-                extra.push(("error".to_string(), errors));
-            }
             let sources = c2bp::Sources {
-                c_path: c_file.display().to_string(),
-                c_sha256: sha.clone(),
                 preds_path: preds_file.as_ref().map(|p| p.display().to_string()),
-                extra,
+                ..base_sources.clone()
             };
             let t = Instant::now();
             let out = c2bp::abstract_program_cached(prog, &preds, &cfg.c2bp, &sources, &mut cache)
@@ -336,7 +342,8 @@ pub fn run(
                     c_file.display(),
                     b.display(),
                     t.display(),
-                    n.map(|n| format!(" --json {}", n.display())).unwrap_or_default(),
+                    n.map(|n| format!(" --json {}", n.display())).unwrap_or_default()
+                        + &rlimit_flag(cfg),
                 ));
                 if let Some(k) = &cfg.keep {
                     write_atomic(&k.join("commands.txt"), &commands)?;
@@ -410,9 +417,7 @@ fn c2bp_flags(cfg: &Config) -> String {
     if o.havoc_all {
         s.push_str(" --havoc-all");
     }
-    if o.rlimit != cir::smt::DEFAULT_RLIMIT {
-        s.push_str(&format!(" --rlimit {}", o.rlimit));
-    }
+    s.push_str(&rlimit_flag(cfg));
     if o.max_queries != c2bp::Options::default().max_queries {
         s.push_str(&format!(" --max-queries {}", o.max_queries));
     }
@@ -426,4 +431,13 @@ fn c2bp_flags(cfg: &Config) -> String {
         s.push_str(" --assert");
     }
     s
+}
+
+/// ` --rlimit N` when not the default (c2bp and newton take the same flag).
+fn rlimit_flag(cfg: &Config) -> String {
+    if cfg.c2bp.rlimit == cir::smt::DEFAULT_RLIMIT {
+        String::new()
+    } else {
+        format!(" --rlimit {}", cfg.c2bp.rlimit)
+    }
 }

@@ -112,6 +112,9 @@ fn run(args: Args) -> Result<i32, Failure> {
         .timeout
         .map(|s| t0 + Duration::from_secs_f64(s.max(0.0)));
     let task = slam_run::task::load(&args.file).map_err(input)?;
+    for w in &task.warnings {
+        eprintln!("slam-run: warning: {w}");
+    }
     let mut error_fns = task.error_fns.clone();
     error_fns.extend(args.error_fn.iter().cloned());
     if let Some(p) = &args.property {

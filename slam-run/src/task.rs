@@ -17,6 +17,8 @@ pub struct Task {
     /// The expected verdict of `unreach-call`, when the task says (`Some(true)`: the error is
     /// unreachable).
     pub expected: Option<bool>,
+    /// Warnings about the task definition, for the user.
+    pub warnings: Vec<String>,
 }
 
 /// A task definition that cannot be used.
@@ -47,6 +49,7 @@ pub fn load(path: &Path) -> Result<Task, TaskError> {
             data_model: cir::DataModel::default(),
             error_fns: Vec::new(),
             expected: cir::property::error_expected_reachable(path).map(|r| !r),
+            warnings: Vec::new(),
         });
     }
     let file = path.display().to_string();
@@ -149,6 +152,7 @@ pub fn load(path: &Path) -> Result<Task, TaskError> {
             .map_err(|e| err(pline, format!("{}:{e}", prp.display())))?;
     }
     let mut c_file = dir.join(&input);
+    let mut warnings = Vec::new();
     if !c_file.exists() {
         // Task sets sometimes ship the `.c` of an input named `.i` (or the reverse).
         let other = match c_file.extension().and_then(|e| e.to_str()) {
@@ -157,12 +161,11 @@ pub fn load(path: &Path) -> Result<Task, TaskError> {
             _ => c_file.clone(),
         };
         if other.exists() {
-            tracing::warn!(
-                "{}: input file {} is missing; using {}",
-                file,
+            warnings.push(format!(
+                "{file}: input file {} is missing; verifying {} instead",
                 c_file.display(),
                 other.display()
-            );
+            ));
             c_file = other;
         }
     }
@@ -171,5 +174,6 @@ pub fn load(path: &Path) -> Result<Task, TaskError> {
         data_model,
         error_fns,
         expected,
+        warnings,
     })
 }

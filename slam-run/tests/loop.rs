@@ -65,13 +65,28 @@ fn funlock_is_safe_with_the_papers_predicates() {
     assert!(r.predicates.len() <= 8, "{} predicates", r.predicates.len());
 }
 
-/// Mutants (a)–(c) of `seed-digest.md`. The digest calls (b) (no `got_lock++`) safe, but its
-/// right loop can `lock()` and leave it held, and the left loop then locks again: a real
-/// double acquire, which the replayed counterexample shows. All three are FALSE.
+/// Mutants (a)–(c) of `seed-digest.md`, made from `examples/c/funlock.c` by one edit each:
+/// (a) deletes `new++`, (b) deletes `got_lock++`, (c) replaces `if (got_lock)` by a
+/// nondeterministic test. The digest calls (b) safe, but its right loop can `lock()` and leave
+/// it held, and the left loop then locks again: a real double acquire, which the replayed
+/// counterexample shows. All three are FALSE.
 #[test]
 fn funlock_mutants_are_false_with_replayed_counterexamples() {
-    for m in ["a", "b", "c"] {
-        let path = manifest(&format!("tests/data/funlock_{m}.c"));
+    let original = std::fs::read_to_string(manifest("../examples/c/funlock.c")).expect("read");
+    let dir = std::env::temp_dir().join(format!("slam-run-mutants-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    for (m, from, to) in [
+        ("a", "      new++;\n", ""),
+        ("b", "        got_lock++;\n", ""),
+        ("c", "if (got_lock) {", "if (__VERIFIER_nondet_int()) {"),
+    ] {
+        assert_eq!(
+            original.matches(from).count(),
+            1,
+            "mutant ({m}): `{from}` once"
+        );
+        let path = dir.join(format!("funlock_{m}.c"));
+        std::fs::write(&path, original.replace(from, to)).expect("write");
         let r = run_lib(&path);
         let slam_run::Verdict::False(cex) = &r.verdict else {
             panic!("mutant ({m}): {}", r.verdict.line());
