@@ -212,17 +212,150 @@ pub struct Enumerator<'a> {
 /// contains one.
 pub type Known = [Vec<(String, bool)>];
 
-/// Answers of cube searches, keyed by the texts of φ and of the search's atoms (cubes over atom
-/// positions). Within one function the texts name the same variables in every abstraction of
-/// the program (names are unique per function, not across functions: `x0` may be an `int` in
+/// The answer of one cube search: the cubes implying φ and ¬φ (over atom positions, in the
+/// canonical order of [`canonical_order`]), and whether the search was *complete* — not capped
+/// by [`Enumerator::max_queries`] and no `unknown` answer — so that a cube over its atoms that
+/// contains none of `pos` (resp. `neg`) is known not to imply φ (resp. ¬φ).
+#[derive(Debug, Clone, Default)]
+pub struct Answer {
+    /// Minimal cubes implying φ.
+    pub pos: Vec<Cube>,
+    /// Minimal cubes implying ¬φ.
+    pub neg: Vec<Cube>,
+    /// Whether the search was complete (see the type's doc).
+    pub complete: bool,
+}
+
+/// Answers of cube searches, keyed by the texts of φ and of the search's atoms
+/// ([`search_key`]). Within one function the texts name the same variables in every abstraction
+/// of the program (names are unique per function, not across functions: `x0` may be an `int` in
 /// one and an `unsigned` in another), and every cube of an answer was proved to imply φ
 /// whatever else was pruned, so an answer is valid in later abstractions of the same function
-/// with the same options. [`Memo`]s across abstractions are keyed by [`scoped_key`].
-pub type Memo = HashMap<String, (Vec<Cube>, Vec<Cube>)>;
+/// with the same options. Answers across abstractions are kept in a [`Prior`].
+pub type Memo = HashMap<String, Answer>;
+
+/// The key of a search for φ over atoms (texts of φ and of the atoms, in order).
+pub fn search_key<'t>(phi: &str, atoms: impl IntoIterator<Item = &'t str>) -> String {
+    let mut key = phi.to_string();
+    for a in atoms {
+        key.push('\u{1}');
+        key.push_str(a);
+    }
+    key
+}
 
 /// The key of a search of function `func` in a memo carried across abstractions.
 pub fn scoped_key(func: &str, key: &str) -> String {
     format!("{func}\u{2}{key}")
+}
+
+/// The answers of earlier abstractions of a program: by exact key ([`scoped_key`] of a
+/// [`search_key`]), and, per function and φ, the keys of the complete ones — the seeds of
+/// *incremental* searches when the atoms grew (see [`Prior::seed`]).
+#[derive(Debug, Clone, Default)]
+pub struct Prior {
+    answers: Memo,
+    by_phi: HashMap<String, Vec<String>>,
+}
+
+/// A complete earlier answer for the same φ over a subset of the atoms, moved to the current
+/// atom positions, and the positions of the atoms it did not have.
+struct Seed {
+    pos: Vec<Cube>,
+    neg: Vec<Cube>,
+    fresh: Vec<usize>,
+}
+
+impl Prior {
+    /// Answers held.
+    pub fn len(&self) -> usize {
+        self.answers.len()
+    }
+
+    /// Whether no answer is held.
+    pub fn is_empty(&self) -> bool {
+        self.answers.is_empty()
+    }
+
+    /// Adds the answer of a search of function `func` (kept if one is already there).
+    pub fn insert(&mut self, func: &str, key: &str, answer: Answer) {
+        let full = scoped_key(func, key);
+        if self.answers.contains_key(&full) {
+            return;
+        }
+        if answer.complete {
+            let phi = key.split('\u{1}').next().unwrap_or_default();
+            self.by_phi
+                .entry(scoped_key(func, phi))
+                .or_default()
+                .push(full.clone());
+        }
+        self.answers.insert(full, answer);
+    }
+
+    fn get(&self, func: &str, key: &str) -> Option<&Answer> {
+        self.answers.get(&scoped_key(func, key))
+    }
+
+    /// The complete earlier answer for φ in `func` whose atoms are a strict subset of `atoms`
+    /// (the largest such, ties broken by key), moved to positions in `atoms`. Its cubes are
+    /// still minimal over `atoms` (their sub-cubes are over the old atoms, where none implies
+    /// φ), and every other minimal cube over `atoms` contains a fresh atom.
+    fn seed(&self, func: &str, phi: &str, atoms: &[String]) -> Option<Seed> {
+        let cands = self.by_phi.get(&scoped_key(func, phi))?;
+        let at: HashMap<&str, usize> = atoms
+            .iter()
+            .enumerate()
+            .map(|(k, t)| (t.as_str(), k))
+            .collect();
+        if at.len() != atoms.len() {
+            return None;
+        }
+        let mut best: Option<(usize, &String, Vec<usize>)> = None;
+        for full in cands {
+            let olds: Vec<&str> = full.split('\u{1}').skip(1).collect();
+            if olds.len() >= atoms.len() {
+                continue;
+            }
+            let Some(map) = olds
+                .iter()
+                .map(|t| at.get(t).copied())
+                .collect::<Option<Vec<usize>>>()
+            else {
+                continue;
+            };
+            let better = match &best {
+                None => true,
+                Some((n, k, _)) => olds.len() > *n || (olds.len() == *n && full < *k),
+            };
+            if better {
+                best = Some((olds.len(), full, map));
+            }
+        }
+        let (_, full, map) = best?;
+        let a = &self.answers[full];
+        let moved = |cs: &Vec<Cube>| -> Vec<Cube> {
+            cs.iter()
+                .map(|c| {
+                    let mut d: Cube = c.iter().map(|&(k, b)| (map[k], b)).collect();
+                    d.sort_unstable();
+                    d
+                })
+                .collect()
+        };
+        let old: HashSet<usize> = map.iter().copied().collect();
+        Some(Seed {
+            pos: moved(&a.pos),
+            neg: moved(&a.neg),
+            fresh: (0..atoms.len()).filter(|k| !old.contains(k)).collect(),
+        })
+    }
+}
+
+/// Cubes in canonical order — by length, then by their literals — so an answer does not depend
+/// on the order in which a search found its cubes.
+fn canonical_order(cs: &mut [Cube]) {
+    cs.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
 }
 
 /// Counters of the searches, and the memo of one procedure's answers, so the memo never
@@ -237,10 +370,12 @@ pub struct SearchStats {
     pub memo_hits: u64,
     /// Answers taken from earlier abstractions.
     pub prior_hits: u64,
+    /// Searches seeded by an earlier abstraction's answer over fewer atoms.
+    pub seeded: u64,
     /// This procedure's new answers.
     pub memo: Memo,
-    /// Earlier abstractions' answers (keys by [`scoped_key`]).
-    pub prior: std::sync::Arc<Memo>,
+    /// Earlier abstractions' answers.
+    pub prior: std::sync::Arc<Prior>,
     /// The function searched (the scope of `prior`'s keys).
     pub scope: String,
 }
@@ -384,11 +519,12 @@ impl Enumerator<'_> {
             return out;
         }
         // The same question (φ over the same expressions) is answered once per procedure.
-        let mut key = self.prog.show_expr(&phi);
-        for &i in &rel {
-            key.push('\u{1}');
-            key.push_str(&self.prog.show_expr(&vs.vars[i].expr));
-        }
+        let phi_text = self.prog.show_expr(&phi);
+        let texts: Vec<String> = rel
+            .iter()
+            .map(|&i| self.prog.show_expr(&vs.vars[i].expr))
+            .collect();
+        let key = search_key(&phi_text, texts.iter().map(String::as_str));
         let hit = match stats.memo.get(&key) {
             Some(a) => {
                 stats.memo_hits += 1;
@@ -396,19 +532,23 @@ impl Enumerator<'_> {
             }
             None => stats
                 .prior
-                .get(&scoped_key(&stats.scope, &key))
+                .get(&stats.scope, &key)
                 .inspect(|_| stats.prior_hits += 1),
         };
-        if let Some((pos, neg)) = hit {
-            let to_vs = |cs: &Vec<Cube>| -> Vec<Cube> {
-                cs.iter()
-                    .map(|c| c.iter().map(|&(k, b)| (rel[k], b)).collect())
-                    .collect()
-            };
+        let to_vs = |cs: &Vec<Cube>| -> Vec<Cube> {
+            cs.iter()
+                .map(|c| c.iter().map(|&(k, b)| (rel[k], b)).collect())
+                .collect()
+        };
+        if let Some(a) = hit {
             return Approx {
-                pos: to_vs(pos),
-                neg: to_vs(neg),
+                pos: to_vs(&a.pos),
+                neg: to_vs(&a.neg),
             };
+        }
+        let seed = stats.prior.seed(&stats.scope, &phi_text, &texts);
+        if seed.is_some() {
+            stats.seeded += 1;
         }
         // Session atoms: the connected variables, then φ.
         let mut atoms: Vec<Expr> = rel.iter().map(|&i| vs.vars[i].expr.clone()).collect();
@@ -431,21 +571,26 @@ impl Enumerator<'_> {
         }
         let search = Search {
             pruned,
-            rel: &rel,
             goal: rel.len(),
             max_len: self.max_len,
             max_queries: self.max_queries,
         };
-        let (pos, neg, capped, queries) = cx.session(&atoms, |s| {
-            search.by_projection(s).unwrap_or_else(|| search.run(s))
+        let unknowns_before = cx.unknowns();
+        let (mut pos, mut neg, capped, queries) = cx.session(&atoms, |s| match seed {
+            Some(seed) => search.run(s, Some(seed)),
+            None => search
+                .by_projection(s)
+                .unwrap_or_else(|| search.run(s, None)),
         });
+        let complete = !capped && cx.unknowns() == unknowns_before;
+        canonical_order(&mut pos);
+        canonical_order(&mut neg);
         tracing::debug!(
             atoms = rel.len(),
             queries,
             pos = pos.len(),
             neg = neg.len(),
-            "cube search for {}",
-            self.prog.show_expr(&phi)
+            "cube search for {phi_text}"
         );
         tracing::trace!(
             "atoms of the search: {}",
@@ -457,18 +602,9 @@ impl Enumerator<'_> {
         if capped {
             stats.capped += 1;
         }
-        let mut pos_of: HashMap<usize, usize> = HashMap::new();
-        for (k, &i) in rel.iter().enumerate() {
-            pos_of.insert(i, k);
-        }
-        let to_atoms = |cs: &Vec<Cube>| -> Vec<Cube> {
-            cs.iter()
-                .map(|c| c.iter().map(|&(i, b)| (pos_of[&i], b)).collect())
-                .collect()
-        };
-        stats.memo.insert(key, (to_atoms(&pos), to_atoms(&neg)));
-        out.pos = pos;
-        out.neg = neg;
+        out.pos = to_vs(&pos);
+        out.neg = to_vs(&neg);
+        stats.memo.insert(key, Answer { pos, neg, complete });
         out
     }
 
@@ -547,10 +683,10 @@ impl Enumerator<'_> {
 /// witness), so the result is that of the plain enumeration over all of `rel` (C2BP's
 /// relevance, the transitive closure of shared locations from φ) with far fewer queries; the
 /// witnesses replace the paper's per-cube connectivity heuristic.
-struct Search<'a> {
+struct Search {
     /// Known inconsistent cubes (over atom positions).
     pruned: Vec<Cube>,
-    rel: &'a [usize],
+    /// The position of φ, after the atoms `0..goal`.
     goal: usize,
     max_len: Option<usize>,
     max_queries: u64,
@@ -569,7 +705,7 @@ type MaskCube = (u64, u64);
 /// Largest number of atoms for the projection method (valuations are `u64` bitmasks).
 const MAX_PROJECTION_ATOMS: usize = 24;
 
-impl Search<'_> {
+impl Search {
     /// An estimate of the queries of the plain search: two per cube of at most `max_len`
     /// literals over `n` atoms.
     fn enumeration_estimate(&self, n: usize) -> u64 {
@@ -655,10 +791,13 @@ impl Search<'_> {
     /// Boolean abstraction by enumeration of models, `slam-algorithms.md` §3.3 "fast exact
     /// alternative"), then the minimal cubes of at most `max_len` literals inside them: the same
     /// answer as the cube search when the projections are small. `None` (use the search) when
-    /// they are not.
+    /// they are not, and for a bounded cube length: there the search is cheaper — on the
+    /// ntdrivers tasks at cube length 3 most projections overran their budget, and the queries
+    /// spent before falling back were more than half of all (`floppy_simpl3`: 35.6k queries
+    /// with projections, 15.5k without; the whole run 2–3× faster).
     fn by_projection(&self, s: &mut Session<'_>) -> Option<(Vec<Cube>, Vec<Cube>, bool, u64)> {
-        let n = self.rel.len();
-        if n > MAX_PROJECTION_ATOMS {
+        let n = self.goal;
+        if n > MAX_PROJECTION_ATOMS || self.max_len.is_some() {
             return None;
         }
         let budget = (self.enumeration_estimate(n) / 4).min(256);
@@ -679,7 +818,7 @@ impl Search<'_> {
                 .map(|(vars, vals)| {
                     (0..n)
                         .filter(|k| vars >> k & 1 == 1)
-                        .map(|k| (self.rel[k], vals >> k & 1 == 1))
+                        .map(|k| (k, vals >> k & 1 == 1))
                         .collect()
                 })
                 .collect()
@@ -687,7 +826,11 @@ impl Search<'_> {
         Some((back(pos), back(neg), false, queries))
     }
 
-    fn run(&self, s: &mut Session<'_>) -> (Vec<Cube>, Vec<Cube>, bool, u64) {
+    /// The cube search (results over atom positions). With a [`Seed`] (a complete answer over
+    /// the other atoms), its cubes are found already and the search starts from the literals of
+    /// the fresh atoms instead of the empty cube: every other minimal cube contains one, and
+    /// is reached from it one literal at a time as from the empty cube.
+    fn run(&self, s: &mut Session<'_>, seed: Option<Seed>) -> (Vec<Cube>, Vec<Cube>, bool, u64) {
         let mut pos: Vec<Cube> = Vec::new();
         let mut neg: Vec<Cube> = Vec::new();
         let mut inconsistent: Vec<Cube> = self.pruned.clone();
@@ -699,12 +842,29 @@ impl Search<'_> {
         // shows, without a query, that the cube does not imply φ (resp. ¬φ) and is consistent.
         let mut models_pos: Vec<Vec<bool>> = Vec::new();
         let mut models_neg: Vec<Vec<bool>> = Vec::new();
-        queue.push_back(Node {
-            cube: Vec::new(),
-            pos: true,
-            neg: true,
-        });
-        sides.insert(Vec::new(), (true, true));
+        let roots: Vec<Cube> = match seed {
+            None => vec![Vec::new()],
+            Some(seed) => {
+                pos = seed.pos;
+                neg = seed.neg;
+                if self.max_len == Some(0) {
+                    Vec::new()
+                } else {
+                    seed.fresh
+                        .iter()
+                        .flat_map(|&k| [vec![(k, true)], vec![(k, false)]])
+                        .collect()
+                }
+            }
+        };
+        for cube in roots {
+            sides.insert(cube.clone(), (true, true));
+            queue.push_back(Node {
+                cube,
+                pos: true,
+                neg: true,
+            });
+        }
         while let Some(node) = queue.pop_front() {
             let c = node.cube;
             if pos
@@ -789,7 +949,7 @@ impl Search<'_> {
                 Some(None) => true,
                 Some(Some(m)) => m[k] != b,
             };
-            for k in 0..self.rel.len() {
+            for k in 0..self.goal {
                 if c.iter().any(|l| l.0 == k) {
                     continue;
                 }
@@ -813,11 +973,6 @@ impl Search<'_> {
                 }
             }
         }
-        let back = |cs: Vec<Cube>| -> Vec<Cube> {
-            cs.into_iter()
-                .map(|c| c.into_iter().map(|(k, b)| (self.rel[k], b)).collect())
-                .collect()
-        };
-        (back(pos), back(neg), capped, queries)
+        (pos, neg, capped, queries)
     }
 }

@@ -38,7 +38,7 @@ use cir::types::CType;
 use cir::wp::{convert, mentions_var, reads_alias, subst_vars, wp_assign};
 
 use crate::Options;
-use crate::cubes::{Cube, Enumerator, Memo, SearchStats, VarSet};
+use crate::cubes::{Cube, Enumerator, Memo, Prior, SearchStats, VarSet};
 use crate::signature::{Signature, call_targets, external_mod, reads_any};
 
 /// What every procedure's translation shares (read-only, so procedures run in parallel).
@@ -63,7 +63,7 @@ pub struct Shared<'a> {
     /// `enforce`), of at most `max(2, enforce_len)` literals.
     pub global_enforce: &'a [Cube],
     /// Cube-search answers of earlier abstractions (read-only).
-    pub prior: std::sync::Arc<Memo>,
+    pub prior: std::sync::Arc<Prior>,
 }
 
 /// Counters of one procedure's translation (`--stats`).
@@ -83,6 +83,8 @@ pub struct ProcStats {
     pub memo_hits: u64,
     /// Cube searches answered from earlier abstractions.
     pub prior_hits: u64,
+    /// Cube searches seeded by an earlier abstraction's answer over fewer atoms.
+    pub seeded: u64,
 }
 
 /// The text of one Boolean procedure and its counters.
@@ -165,6 +167,7 @@ fn translate_in(sh: &Shared<'_>, cx: &mut SolverCx<'_>, fid: FuncId) -> ProcOut 
     cx.stats.capped = cx.search.capped;
     cx.stats.memo_hits = cx.search.memo_hits;
     cx.stats.prior_hits = cx.search.prior_hits;
+    cx.stats.seeded = cx.search.seeded;
     ProcOut {
         text,
         stats: cx.stats,

@@ -157,6 +157,13 @@ impl Output {
                 "  cube searches answered from earlier abstractions: {prior}"
             );
         }
+        let seeded: u64 = self.procs.iter().map(|p| p.seeded).sum();
+        if seeded > 0 {
+            let _ = writeln!(
+                out,
+                "  cube searches seeded by earlier abstractions: {seeded}"
+            );
+        }
         let _ = writeln!(out, "  global enforce: {:.3} s", self.global_seconds);
         let _ = writeln!(
             out,
@@ -195,7 +202,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 #[derive(Debug, Default)]
 pub struct Cache {
     options: String,
-    memo: std::sync::Arc<cubes::Memo>,
+    memo: std::sync::Arc<cubes::Prior>,
 }
 
 impl Cache {
@@ -277,11 +284,13 @@ pub fn abstract_program_cached(
         .collect();
     drop(shared);
     {
-        let memo = std::sync::Arc::make_mut(&mut cache.memo);
+        let prior = std::sync::Arc::make_mut(&mut cache.memo);
         for p in &mut procs {
-            for (k, v) in std::mem::take(&mut p.memo) {
-                memo.entry(cubes::scoped_key(&p.stats.name, &k))
-                    .or_insert(v);
+            // In key order, so the cache (and which answer seeds a search) is reproducible.
+            let mut answers: Vec<_> = std::mem::take(&mut p.memo).into_iter().collect();
+            answers.sort_by(|a, b| a.0.cmp(&b.0));
+            for (k, v) in answers {
+                prior.insert(&p.stats.name, &k, v);
             }
         }
     }

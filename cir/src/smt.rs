@@ -479,6 +479,11 @@ pub struct SolverCx<'p> {
 }
 
 impl SolverCx<'_> {
+    /// Answers `unknown` so far (a caller can tell whether a sequence of sessions was exact).
+    pub fn unknowns(&self) -> u64 {
+        self.unknowns
+    }
+
     /// Runs `f` with a [`Session`] over `atoms` (C conditions about one state).
     pub fn session<R>(&mut self, atoms: &[Expr], f: impl FnOnce(&mut Session<'_>) -> R) -> R {
         self.solver.push();
