@@ -400,6 +400,19 @@ impl HeaderSettings {
         }
     }
 
+    /// Checks that the C file's bytes are those the header's SHA-256 names (a `.bp` of another
+    /// file, or of an older version of it, is an input error for the tools that read both).
+    pub fn check_source(&self, c_bytes: &[u8]) -> Result<(), String> {
+        let sha = sha256_hex(c_bytes);
+        if self.sha256.as_deref() == Some(sha.as_str()) {
+            return Ok(());
+        }
+        Err(format!(
+            "not abstracted from this C file (SHA-256 {} in its header, the file's is {sha})",
+            self.sha256.as_deref().unwrap_or("missing"),
+        ))
+    }
+
     /// The `error=` header entry for these error conventions (empty: none).
     pub fn error_entry(&self) -> String {
         let mut errors: Vec<String> = self.error_fns.iter().map(|f| format!("call:{f}")).collect();

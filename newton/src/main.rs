@@ -81,24 +81,14 @@ fn run(args: &Args) -> Result<ExitCode, ExitCode> {
             )
         },
     )?;
-    let settings = c2bp::HeaderSettings::from_header(&bp.header).map_err(|e| {
-        fail(
-            exit::INPUT_ERROR,
-            format!("{}: {e}", args.bp_file.display()),
-        )
-    })?;
-    let sha = c2bp::sha256_hex(&c_bytes);
-    if settings.sha256.as_deref() != Some(sha.as_str()) {
-        return Err(fail(
-            exit::INPUT_ERROR,
-            format!(
-                "{} was not abstracted from {} (SHA-256 {} in its header, the file's is {sha})",
-                args.bp_file.display(),
-                args.c_file.display(),
-                settings.sha256.as_deref().unwrap_or("missing"),
-            ),
-        ));
-    }
+    let settings = c2bp::HeaderSettings::from_header(&bp.header)
+        .and_then(|s| s.check_source(&c_bytes).map(|()| s))
+        .map_err(|e| {
+            fail(
+                exit::INPUT_ERROR,
+                format!("{}: {e}", args.bp_file.display()),
+            )
+        })?;
     let prog = cir::load_file(&args.c_file, &settings.lower_options())
         .map_err(|e| fail(exit::INPUT_ERROR, e))?;
     let trace_text = read(&args.trace)?;

@@ -237,7 +237,7 @@ fn the_command_rejects_a_boolean_program_of_another_file() {
     assert_eq!(st.status.code(), Some(2));
     let msg = String::from_utf8_lossy(&st.stderr);
     assert!(
-        msg.contains("was not abstracted from") && msg.contains("SHA-256"),
+        msg.contains("not abstracted from this C file") && msg.contains("SHA-256"),
         "{msg}"
     );
     assert_eq!(msg.trim().lines().count(), 1, "one line: {msg}");

@@ -45,6 +45,8 @@ pub struct Config {
     pub deadline: Option<Instant>,
     /// The error conventions (recorded in the `.bp` header).
     pub settings: c2bp::HeaderSettings,
+    /// What happens at NDF (the Constrain paper, §3.3 and §4).
+    pub constrain: ConstrainMode,
 }
 
 impl Default for Config {
@@ -55,6 +57,55 @@ impl Default for Config {
             keep: None,
             deadline: None,
             settings: c2bp::HeaderSettings::default(),
+            constrain: ConstrainMode::Lazy,
+        }
+    }
+}
+
+impl Config {
+    /// The abstraction's options: [`Config::c2bp`], with `--havoc-all` in the eager mode (§4).
+    pub fn c2bp_options(&self) -> c2bp::Options {
+        c2bp::Options {
+            havoc_all: self.c2bp.havoc_all || self.constrain == ConstrainMode::Eager,
+            ..self.c2bp.clone()
+        }
+    }
+}
+
+/// What the loop does when refinement stops making a difference (NDF): the Constrain paper's
+/// configurations (§3.3, §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ConstrainMode {
+    /// NDF ends the run: `UNKNOWN (no difference found)`.
+    Off,
+    /// At NDF, alternate `constrain` (at most 5 constraints per pass) and `bebop`, at most 4
+    /// times, before asking `newton` again (§3.3).
+    #[default]
+    Lazy,
+    /// §4's configuration: the abstraction with `--havoc-all`, and at NDF up to 200
+    /// constraints per pass and 200 alternations.
+    Eager,
+}
+
+impl ConstrainMode {
+    /// Constraints per pass and alternations before giving up.
+    pub fn limits(self) -> (usize, usize) {
+        match self {
+            ConstrainMode::Off => (0, 0),
+            ConstrainMode::Lazy => (5, 4),
+            ConstrainMode::Eager => (200, 200),
+        }
+    }
+}
+
+impl std::str::FromStr for ConstrainMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<ConstrainMode, String> {
+        match s {
+            "off" => Ok(ConstrainMode::Off),
+            "lazy" => Ok(ConstrainMode::Lazy),
+            "eager" => Ok(ConstrainMode::Eager),
+            _ => Err(format!("`{s}`: expected off, lazy or eager")),
         }
     }
 }
@@ -111,6 +162,12 @@ pub struct Iteration {
     pub outcome: String,
     /// Predicates newton added.
     pub new_predicates: usize,
+    /// Bebop–constrain alternation within the iteration (0: the abstraction c2bp wrote).
+    pub alternation: usize,
+    /// Seconds in constrain (after this round's newton found no difference).
+    pub constrain_seconds: f64,
+    /// Constraints constrain found.
+    pub constraints: usize,
 }
 
 /// The result of a run.
@@ -147,6 +204,12 @@ pub struct StatsJson<'a> {
     pub bebop_seconds: f64,
     /// Seconds in newton.
     pub newton_seconds: f64,
+    /// Seconds in constrain.
+    pub constrain_seconds: f64,
+    /// Calls of constrain (the Constrain paper's Fig. 5).
+    pub constrain_calls: usize,
+    /// Constraints generated.
+    pub constraints: usize,
     /// Wall-clock seconds.
     pub seconds: f64,
     /// The counterexample of a FALSE verdict.
@@ -171,6 +234,9 @@ impl RunResult {
             c2bp_seconds: self.stage_seconds(|i| i.c2bp_seconds),
             bebop_seconds: self.stage_seconds(|i| i.bebop_seconds),
             newton_seconds: self.stage_seconds(|i| i.newton_seconds),
+            constrain_seconds: self.stage_seconds(|i| i.constrain_seconds),
+            constrain_calls: self.constrain_calls(),
+            constraints: self.iterations.iter().map(|i| i.constraints).sum(),
             seconds: self.seconds,
             counterexample: match &self.verdict {
                 Verdict::False(c) => Some(c),
@@ -180,17 +246,39 @@ impl RunResult {
         serde_json::to_string_pretty(&s).unwrap_or_default()
     }
 
+    /// Calls of constrain.
+    pub fn constrain_calls(&self) -> usize {
+        self.iterations
+            .iter()
+            .filter(|i| i.constrain_seconds > 0.0)
+            .count()
+    }
+
     /// The summary printed after the verdict.
     pub fn summary(&self) -> String {
-        format!(
-            "summary: iterations={} predicates={} seconds={:.2} (c2bp {:.2}, bebop {:.2}, newton {:.2})",
-            self.iterations.len(),
+        let mut s = format!(
+            "summary: iterations={} predicates={} seconds={:.2} (c2bp {:.2}, bebop {:.2}, newton {:.2}",
+            self.iterations
+                .iter()
+                .filter(|i| i.alternation == 0)
+                .count(),
             self.predicates.len(),
             self.seconds,
             self.stage_seconds(|i| i.c2bp_seconds),
             self.stage_seconds(|i| i.bebop_seconds),
             self.stage_seconds(|i| i.newton_seconds),
-        )
+        );
+        let calls = self.constrain_calls();
+        if calls > 0 {
+            s.push_str(&format!(
+                ", constrain {:.2}) constrain-calls={calls} constraints={}",
+                self.stage_seconds(|i| i.constrain_seconds),
+                self.iterations.iter().map(|i| i.constraints).sum::<usize>()
+            ));
+        } else {
+            s.push(')');
+        }
+        s
     }
 }
 
@@ -264,6 +352,14 @@ pub fn run(
     };
     let mut commands = String::new();
     let mut cache = c2bp::Cache::default();
+    let (max_constraints, max_alternations) = cfg.constrain.limits();
+    let c2bp_opts = cfg.c2bp_options();
+    let copts = constrain::Options {
+        sem: cfg.c2bp.sem,
+        rlimit: cfg.c2bp.rlimit,
+        max_constraints,
+    };
+    let mut constraints: Vec<constrain::Constraint> = Vec::new();
     let timed_out = || cfg.deadline.is_some_and(|d| Instant::now() >= d);
     let verdict = 'run: {
         for i in 0..cfg.max_iterations {
@@ -290,106 +386,200 @@ pub fn run(
                 ..base_sources.clone()
             };
             let t = Instant::now();
-            let out = c2bp::abstract_program_cached(prog, &preds, &cfg.c2bp, &sources, &mut cache)
+            let out = c2bp::abstract_program_cached(prog, &preds, &c2bp_opts, &sources, &mut cache)
                 .map_err(|e| RunError::Internal(e.to_string()))?;
             it.c2bp_seconds = t.elapsed().as_secs_f64();
             it.prover_queries = out.prover.queries;
-            let bp_file = cfg.keep.as_ref().map(|k| k.join(name("bp")));
-            if let Some(p) = &bp_file {
-                write_atomic(p, &out.text)?;
+            // Constraints found at earlier NDFs, re-applied to the regenerated program.
+            let mut text = out.text;
+            let mut bp =
+                bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default())
+                    .map_err(|_| RunError::Internal("c2bp's output does not re-parse".into()))?;
+            if !constraints.is_empty() && constrain::apply(&mut bp, &constraints) > 0 {
+                (text, bp) = reprint(&bp)?;
             }
-            let bp = bp_grammar::parse_and_check(&out.text, &bp_grammar::ParseOptions::default())
-                .map_err(|_| RunError::Internal("c2bp's output does not re-parse".into()))?;
-            if timed_out() {
-                iterations.push(it);
-                break 'run Verdict::Unknown("timeout".into());
-            }
-            progress(Progress {
-                iteration: i,
-                predicates: preds.len(),
-                stage: "bebop",
-            });
-            let t = Instant::now();
-            let bopts = bebop::Options {
-                program_name: name("bp"),
-                ..bebop::Options::default()
-            };
-            let outcome =
-                bebop::verify(&bp, &bopts).map_err(|e| RunError::Internal(e.to_string()))?;
-            it.bebop_seconds = t.elapsed().as_secs_f64();
-            let Some(trace) = outcome.verdict.trace() else {
-                it.outcome = "safe".into();
-                iterations.push(it);
-                break 'run Verdict::True;
-            };
-            let trace_file = cfg.keep.as_ref().map(|k| k.join(name("trace.json")));
-            if let Some(p) = &trace_file {
-                write_atomic(p, &trace.to_json())?;
-            }
-            let path = c2bp::trace::c_path(prog, &bp, trace)
-                .map_err(|e| RunError::Internal(format!("bebop's trace: {e}")))?;
-            it.path_len = path.len();
-            if let (Some(b), Some(t)) = (&bp_file, &trace_file) {
-                let n = cfg.keep.as_ref().map(|k| k.join(name("newton.json")));
-                commands.push_str(&format!(
-                    "# iteration {i}\nc2bp {} --preds {} {} -o {}\nbebop {} --trace-json {}\nnewton {} {} {}{}\n",
-                    c_file.display(),
-                    preds_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
-                    c2bp_flags(cfg),
-                    b.display(),
-                    b.display(),
-                    t.display(),
-                    c_file.display(),
-                    b.display(),
-                    t.display(),
-                    n.map(|n| format!(" --json {}", n.display())).unwrap_or_default()
-                        + &rlimit_flag(cfg),
-                ));
-                if let Some(k) = &cfg.keep {
-                    write_atomic(&k.join("commands.txt"), &commands)?;
-                }
-            }
-            if timed_out() {
-                iterations.push(it);
-                break 'run Verdict::Unknown("timeout".into());
-            }
-            progress(Progress {
-                iteration: i,
-                predicates: preds.len(),
-                stage: "newton",
-            });
-            let t = Instant::now();
-            let res = newton::analyze(prog, &pts, &preds, &path, &nopts);
-            it.newton_seconds = t.elapsed().as_secs_f64();
-            if let Some(k) = &cfg.keep {
-                write_atomic(&k.join(name("newton.json")), &newton::outcome_json(&res))?;
-            }
-            match res {
-                newton::Outcome::Feasible(cex) => {
-                    it.outcome = "feasible".into();
-                    iterations.push(it);
-                    break 'run Verdict::False(cex);
-                }
-                newton::Outcome::Unknown { reason } => {
-                    it.outcome = "unknown".into();
-                    iterations.push(it);
-                    break 'run Verdict::Unknown(format!("newton: {reason}"));
-                }
-                newton::Outcome::Infeasible(r) => {
-                    it.outcome = "infeasible".into();
-                    it.new_predicates = r.preds.len();
-                    let recurs = !seen.insert(path_key(&path));
-                    iterations.push(it);
-                    if r.preds.is_empty() || recurs {
-                        tracing::info!(
-                            iteration = i,
-                            recurs,
-                            "no difference found: the refinement does not change the abstraction"
-                        );
-                        break 'run Verdict::Unknown("no difference found".into());
+            let mut alternation = 0;
+            loop {
+                let name = |ext: &str| {
+                    if alternation == 0 {
+                        format!("iter{i:03}.{ext}")
+                    } else {
+                        format!("iter{i:03}-a{alternation}.{ext}")
                     }
-                    cir::pred::merge_into(&mut preds, r.preds);
+                };
+                let bp_file = cfg.keep.as_ref().map(|k| k.join(name("bp")));
+                if let Some(p) = &bp_file {
+                    write_atomic(p, &text)?;
                 }
+                if timed_out() {
+                    iterations.push(it);
+                    break 'run Verdict::Unknown("timeout".into());
+                }
+                progress(Progress {
+                    iteration: i,
+                    predicates: preds.len(),
+                    stage: "bebop",
+                });
+                let t = Instant::now();
+                let bopts = bebop::Options {
+                    program_name: name("bp"),
+                    ..bebop::Options::default()
+                };
+                let outcome =
+                    bebop::verify(&bp, &bopts).map_err(|e| RunError::Internal(e.to_string()))?;
+                it.bebop_seconds = t.elapsed().as_secs_f64();
+                let Some(trace) = outcome.verdict.trace() else {
+                    it.outcome = "safe".into();
+                    iterations.push(it);
+                    break 'run Verdict::True;
+                };
+                let trace_file = cfg.keep.as_ref().map(|k| k.join(name("trace.json")));
+                if let Some(p) = &trace_file {
+                    write_atomic(p, &trace.to_json())?;
+                }
+                let path = c2bp::trace::c_path(prog, &bp, trace)
+                    .map_err(|e| RunError::Internal(format!("bebop's trace: {e}")))?;
+                it.path_len = path.len();
+                if let (Some(b), Some(t)) = (&bp_file, &trace_file) {
+                    let n = cfg.keep.as_ref().map(|k| k.join(name("newton.json")));
+                    if alternation == 0 {
+                        commands.push_str(&format!(
+                            "# iteration {i}\nc2bp {} --preds {} {} -o {}\n",
+                            c_file.display(),
+                            preds_file
+                                .as_ref()
+                                .map(|p| p.display().to_string())
+                                .unwrap_or_default(),
+                            c2bp_flags(cfg),
+                            b.display(),
+                        ));
+                        if !constraints.is_empty() {
+                            commands.push_str(&format!(
+                                "# (with the constraints of earlier iterations applied: {})\n",
+                                b.display()
+                            ));
+                        }
+                    }
+                    commands.push_str(&format!(
+                        "bebop {} --trace-json {}\nnewton {} {} {}{}\n",
+                        b.display(),
+                        t.display(),
+                        c_file.display(),
+                        b.display(),
+                        t.display(),
+                        n.map(|n| format!(" --json {}", n.display()))
+                            .unwrap_or_default()
+                            + &rlimit_flag(cfg),
+                    ));
+                    if let Some(k) = &cfg.keep {
+                        write_atomic(&k.join("commands.txt"), &commands)?;
+                    }
+                }
+                if timed_out() {
+                    iterations.push(it);
+                    break 'run Verdict::Unknown("timeout".into());
+                }
+                progress(Progress {
+                    iteration: i,
+                    predicates: preds.len(),
+                    stage: "newton",
+                });
+                let t = Instant::now();
+                let res = newton::analyze(prog, &pts, &preds, &path, &nopts);
+                it.newton_seconds = t.elapsed().as_secs_f64();
+                if let Some(k) = &cfg.keep {
+                    write_atomic(&k.join(name("newton.json")), &newton::outcome_json(&res))?;
+                }
+                let r = match res {
+                    newton::Outcome::Feasible(cex) => {
+                        it.outcome = "feasible".into();
+                        iterations.push(it);
+                        break 'run Verdict::False(cex);
+                    }
+                    newton::Outcome::Unknown { reason } => {
+                        it.outcome = "unknown".into();
+                        iterations.push(it);
+                        break 'run Verdict::Unknown(format!("newton: {reason}"));
+                    }
+                    newton::Outcome::Infeasible(r) => r,
+                };
+                it.outcome = "infeasible".into();
+                it.new_predicates = r.preds.len();
+                let recurs = !seen.insert(path_key(&path));
+                if !r.preds.is_empty() && !recurs {
+                    iterations.push(it);
+                    cir::pred::merge_into(&mut preds, r.preds);
+                    break;
+                }
+                // NDF: new predicates no longer help.
+                tracing::info!(
+                    iteration = i,
+                    recurs,
+                    alternation,
+                    "no difference found: the refinement does not change the abstraction"
+                );
+                if alternation >= max_alternations || timed_out() {
+                    iterations.push(it);
+                    break 'run Verdict::Unknown(if timed_out() {
+                        "timeout".into()
+                    } else {
+                        "no difference found".into()
+                    });
+                }
+                progress(Progress {
+                    iteration: i,
+                    predicates: preds.len(),
+                    stage: "constrain",
+                });
+                let t = Instant::now();
+                let pass = constrain::analyze(prog, &pts, &bp, trace, &copts)
+                    .map_err(|e| RunError::Internal(format!("constrain: {e}")))?;
+                it.constrain_seconds = t.elapsed().as_secs_f64().max(f64::MIN_POSITIVE);
+                it.constraints = pass.constraints.len();
+                if let Some(k) = &cfg.keep {
+                    write_atomic(
+                        &k.join(name("constraints.json")),
+                        &constrain::pass_json(&pass),
+                    )?;
+                }
+                if let (Some(b), Some(t)) = (&bp_file, &trace_file) {
+                    let next = cfg
+                        .keep
+                        .as_ref()
+                        .map(|k| k.join(format!("iter{i:03}-a{}.bp", alternation + 1)));
+                    commands.push_str(&format!(
+                        "constrain {} {} {} --max-constraints {}{} --apply {}\n",
+                        c_file.display(),
+                        b.display(),
+                        t.display(),
+                        copts.max_constraints,
+                        rlimit_flag(cfg),
+                        next.map(|n| n.display().to_string()).unwrap_or_default(),
+                    ));
+                    if let Some(k) = &cfg.keep {
+                        write_atomic(&k.join("commands.txt"), &commands)?;
+                    }
+                }
+                iterations.push(std::mem::take(&mut it));
+                if pass.constraints.is_empty() {
+                    break 'run Verdict::Unknown(
+                        "no difference found; no spurious transition on the trace".into(),
+                    );
+                }
+                constrain::apply(&mut bp, &pass.constraints);
+                for c in pass.constraints {
+                    if !constraints.contains(&c) {
+                        constraints.push(c);
+                    }
+                }
+                (text, bp) = reprint(&bp)?;
+                alternation += 1;
+                it = Iteration {
+                    index: i,
+                    predicates: preds.len(),
+                    alternation,
+                    ..Iteration::default()
+                };
             }
         }
         Verdict::Unknown("iterations".into())
@@ -402,9 +592,23 @@ pub fn run(
     })
 }
 
+/// The text of a Boolean program patched by constrain, and its AST re-read from that text (so
+/// the trace bebop gives points into the text that is kept).
+fn reprint(bp: &bp_grammar::ast::Program) -> Result<(String, bp_grammar::ast::Program), RunError> {
+    let text = bp_grammar::print::print(bp);
+    let again =
+        bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default()).map_err(|d| {
+            RunError::Internal(format!(
+                "the program with constrain's constraints does not check: {}",
+                d.first().map(|d| d.message.clone()).unwrap_or_default()
+            ))
+        })?;
+    Ok((text, again))
+}
+
 /// The c2bp flags that reproduce `cfg`'s abstraction (for the kept `commands.txt`).
 fn c2bp_flags(cfg: &Config) -> String {
-    let o = &cfg.c2bp;
+    let o = &cfg.c2bp_options();
     let mut s = format!(
         "--cube-len {} --enforce-len {} --data-model {}",
         o.cube_len.map_or("inf".to_string(), |k| k.to_string()),

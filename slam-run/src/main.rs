@@ -17,8 +17,11 @@ use clap::Parser;
 /// a Boolean program for the current predicates, bebop checks it, newton replays bebop's error
 /// trace on the C program and either confirms it (FALSE, with a counterexample replayed on the
 /// concrete interpreter) or finds new predicates; until bebop proves the abstraction safe
-/// (TRUE). When new predicates stop helping (the same C path again, or nothing new) the run
-/// ends with UNKNOWN (no difference found).
+/// (TRUE). When new predicates stop helping (the same C path again, or nothing new: NDF),
+/// constrain excludes the trace's spurious transitions with the predicates already present and
+/// bebop checks again (--constrain lazy: 5 constraints per pass, 4 alternations; eager: 200 and
+/// 200, with --havoc-all); with --constrain off, or when constrain finds nothing, the run ends
+/// with UNKNOWN (no difference found).
 ///
 /// The error is a call of reach_error() or __VERIFIER_error(), or what --error-fn,
 /// --error-label, --assert or the task's property name.
@@ -81,6 +84,10 @@ struct Args {
     /// Maximum solver queries of one cube search.
     #[arg(long = "max-queries", value_name = "N", default_value_t = 20_000)]
     max_queries: u64,
+    /// What to do at NDF: off (UNKNOWN), lazy (constrain and bebop, at most 4 times, 5
+    /// constraints each) or eager (c2bp --havoc-all; 200 constraints, 200 alternations).
+    #[arg(long, value_name = "MODE", default_value = "lazy")]
+    constrain: slam_run::ConstrainMode,
     /// Log to standard error (-v stages, -vv details, -vvv everything); SLAM_LOG or RUST_LOG
     /// override.
     #[arg(short, long, action = clap::ArgAction::Count)]
@@ -169,6 +176,7 @@ fn run(args: Args) -> Result<i32, Failure> {
             max_queries: args.max_queries,
         },
         max_iterations: args.max_iterations,
+        constrain: args.constrain,
         keep: args.keep.clone(),
         deadline,
         settings,

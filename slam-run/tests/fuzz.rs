@@ -9,8 +9,9 @@
 //! programs are unsafe. A candidate whose exploration exceeds the caps, or faults with no
 //! error-reaching run, is skipped (counted).
 //!
-//! Each `slam_run::run` (cube lengths 1, 3, `inf`; at most 30 iterations; the default
-//! options otherwise) runs in a child process, this test binary re-run on [`fuzz_child`] alone,
+//! Each `slam_run::run` (cube lengths 1, 3, `inf`; `--constrain` lazy, eager and off in turn
+//! over the programs and cube lengths — issue 5, acceptance 5; at most 30 iterations; the
+//! default options otherwise) runs in a child process, this test binary re-run on [`fuzz_child`] alone,
 //! killed when its time is up: the loop checks its deadline only between stages, and one
 //! abstraction of an unlucky program can take minutes.
 //!
@@ -51,6 +52,9 @@ const MAX_STEPS: usize = 4_000_000;
 const MAX_RUN_STEPS: usize = 100_000;
 /// Iterations of the refinement loop.
 const MAX_ITERATIONS: usize = 30;
+/// The constrain modes checked (one per program and cube length, in turn).
+const MODES: [&str; 3] = ["lazy", "eager", "off"];
+
 /// The cube lengths checked.
 const CUBES: [Option<usize>; 3] = [Some(1), Some(3), None];
 
@@ -351,7 +355,7 @@ const CHILD_LINE: &str = "slam-fuzz-outcome: ";
 /// Runs `slam_run::run` on `path` with `cube_len` in a child process (this test binary,
 /// running only [`fuzz_child`]), killed `timeout` plus a grace second after it starts: the
 /// loop checks its deadline only between stages, and one abstraction can take minutes.
-fn run_child(path: &Path, cube_len: Option<usize>, timeout: Duration) -> Outcome {
+fn run_child(path: &Path, cube_len: Option<usize>, mode: &str, timeout: Duration) -> Outcome {
     use std::io::Read;
     use std::process::{Command, Stdio};
     let exe = std::env::current_exe().expect("the test binary");
@@ -359,6 +363,7 @@ fn run_child(path: &Path, cube_len: Option<usize>, timeout: Duration) -> Outcome
         .args(["--exact", "fuzz_child", "--nocapture", "--test-threads=1"])
         .env("SLAM_FUZZ_CHILD_FILE", path)
         .env("SLAM_FUZZ_CHILD_CUBE", cube_name(cube_len))
+        .env("SLAM_FUZZ_CHILD_MODE", mode)
         .env("SLAM_FUZZ_CHILD_TIMEOUT", timeout.as_secs_f64().to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -424,6 +429,10 @@ fn fuzz_child() {
         .ok()
         .and_then(|t| t.parse().ok())
         .expect("SLAM_FUZZ_CHILD_TIMEOUT");
+    let constrain: slam_run::ConstrainMode = std::env::var("SLAM_FUZZ_CHILD_MODE")
+        .expect("SLAM_FUZZ_CHILD_MODE")
+        .parse()
+        .expect("a constrain mode");
     let bytes = std::fs::read(&path).expect("read the program");
     let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
     let cfg = slam_run::Config {
@@ -433,6 +442,7 @@ fn fuzz_child() {
         },
         max_iterations: MAX_ITERATIONS,
         deadline: Some(Instant::now() + Duration::from_secs_f64(timeout)),
+        constrain,
         ..slam_run::Config::default()
     };
     // As the `slam-run` command does: a large stack for the loop.
@@ -477,7 +487,9 @@ fn check(case: &Case, timeout: Duration, stats: &Mutex<Stats>, verbose: bool) {
     );
     for (ci, &cube_len) in CUBES.iter().enumerate() {
         let t = Instant::now();
-        let outcome = run_child(&case.path, cube_len, timeout);
+        // Every constrain mode on every cube length, in turn over the programs.
+        let mode = MODES[(case.n + ci) % MODES.len()];
+        let outcome = run_child(&case.path, cube_len, mode, timeout);
         let secs = t.elapsed().as_secs_f64();
         let mut st = stats.lock().unwrap_or_else(|e| e.into_inner());
         let counts = &mut st.per_cube[ci];
@@ -500,7 +512,7 @@ fn check(case: &Case, timeout: Duration, stats: &Mutex<Stats>, verbose: bool) {
             Outcome::Error(e) => {
                 counts.errors += 1;
                 let msg = format!(
-                    "INTERNAL ERROR of slam-run, cube length {cube}, program {} (seed {:#x}): \
+                    "INTERNAL ERROR of slam-run, cube length {cube}, --constrain {mode}, program {} (seed {:#x}): \
                      {e}\n{}",
                     case.n, case.seed, case.text
                 );
@@ -518,7 +530,7 @@ fn check(case: &Case, timeout: Duration, stats: &Mutex<Stats>, verbose: bool) {
                 _ => "no run reaches the error (every execution explored)".into(),
             };
             let msg = format!(
-                "CONTRADICTION: cube length {cube}: slam-run says {word}, but {witness}\n\
+                "CONTRADICTION: cube length {cube}, --constrain {mode}: slam-run says {word}, but {witness}\n\
                  program {n} (seed {:#x}; again: SLAM_FUZZ_START={n} SLAM_FUZZ_SEEDS=1):\n{}",
                 case.seed,
                 case.text,

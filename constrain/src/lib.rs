@@ -1,0 +1,671 @@
+//! Constrain: Das–Dill refinement of the abstract transition relation (Ball, Cook, Das,
+//! Rajamani, "Refining Approximations in Software Predicate Abstraction", TACAS'04, §3; issue 5).
+//!
+//! Input: the C program, the Boolean program c2bp wrote for it and a bebop trace with the
+//! valuation of the Boolean variables at every step. The trace is cut into *instructions*, one
+//! per traversal of a C edge (the `.bp` statements that carry its `edge=` annotation). For each
+//! instruction, `Spurious(i, a0, a1)` (§3.1) asks whether the abstract transition from `a0` to
+//! `a1` has a concrete counterpart: it is spurious when `E(a0) ∧ Pre(i, E(a1))` is unsatisfiable,
+//! `E` being the conjunction of the predicates' C conditions and `Pre` the pre-image computed
+//! with the one weakest precondition of [`cir::wp`] (a havoc's value is a fresh variable, so the
+//! satisfiability check quantifies it existentially). A spurious transition is excluded:
+//!
+//! | C edge | `.bp` statement | constraint |
+//! |---|---|---|
+//! | assignment, havoc | the edge's `assign`/`havoc` assignment | `constrain !(a0 & a1')` |
+//! | assume (branch) | the edge's `assume` | `assume c & !(a0 & a1)` (the state does not change) |
+//! | any, when `E(a1)` alone is unsatisfiable | the procedure | `enforce !a1` |
+//!
+//! **Strengthening** (§3.3): an `enforce` first — when `E(a1)` alone is unsatisfiable, literals
+//! of `a1` are dropped while it stays so, and the pass ends there (§3.3: "return immediately").
+//! An `enforce` never relates a global predicate to a local one (it also holds right after a
+//! call returns, before the caller's local predicates are updated — the rule c2bp follows); such
+//! a cube becomes an ordinary constraint. Otherwise literals are dropped one at a time, those of
+//! `a1` first, then those of `a0`, keeping each drop that leaves the transition spurious.
+//!
+//! Constraints name predicates (the Boolean variables' names, `{x < y}`), the procedure and the
+//! statement by its `edge=`/`part=` annotations, never positions, so [`apply`] can re-apply them
+//! to the program c2bp writes for a larger predicate set. Only Boolean variables already present
+//! are used; predicates are never added here.
+//!
+//! **Soundness.** A constraint is produced only when the solver *proves* the transition
+//! spurious (an `unknown` answer is "not spurious"); a weakest precondition that cannot be
+//! expressed drops its conjunct (fewer conditions: harder to prove spurious). Instructions whose
+//! transition is not one `.bp` statement — calls, returns and the side effects of calls — are
+//! not examined in this version (see the issue note): they are left as they are, which loses
+//! precision, never soundness.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
+
+use bp_grammar::ast::{
+    BinOp as BpBin, Expr as BpExpr, Ident, Program as BpProgram, Span, Stmt, StmtKind,
+};
+use bp_grammar::trace::{StepKind, Trace, Valuation};
+use cir::Program;
+use cir::ir::{EdgeKind, Expr, ExprKind, FuncId, VarId, VarInfo, VarKind};
+use cir::pointsto::PointsTo;
+use cir::pred::{PredScope, parse_predicate};
+use cir::smt::{Prover, SatAnswer, Semantics};
+use serde::{Deserialize, Serialize};
+
+/// How a pass runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// The C semantics (as c2bp's).
+    pub sem: Semantics,
+    /// Z3's resource limit per query.
+    pub rlimit: u32,
+    /// At most this many constraints per pass (§3.3: five when used lazily).
+    pub max_constraints: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            sem: Semantics::default(),
+            rlimit: 5_000_000,
+            max_constraints: 5,
+        }
+    }
+}
+
+/// Where a constraint goes (module doc, table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Conjoined to an assignment's `constrain` clause: `!(pre & post')`.
+    Constrain,
+    /// Conjoined to an `assume`'s condition: `!(pre & post)` (one state).
+    Assume,
+    /// Conjoined to the procedure's `enforce`: `!post`.
+    Enforce,
+}
+
+/// A literal: a Boolean variable's name and its value.
+pub type Lit = (String, bool);
+
+/// One constraint, named by predicates and annotations (module doc).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Constraint {
+    /// The procedure.
+    pub proc: String,
+    /// The C edge (`f#k`) and the statement's part (`assign`, `havoc`, `cond`); `None` for an
+    /// `enforce`.
+    pub edge: Option<String>,
+    /// The statement's `part=` annotation.
+    pub part: Option<String>,
+    /// Where it goes.
+    pub kind: Kind,
+    /// Literals of the state before the transition.
+    pub pre: Vec<Lit>,
+    /// Literals of the state after it.
+    pub post: Vec<Lit>,
+}
+
+impl Constraint {
+    /// The excluded cube as `.bp` text (`!(…)`; post-state literals primed for `constrain`).
+    pub fn clause_text(&self) -> String {
+        bp_grammar::print::print_expr(&self.clause())
+    }
+
+    /// The excluded cube as a `.bp` expression.
+    pub fn clause(&self) -> BpExpr {
+        let lit = |(n, v): &Lit, primed: bool| {
+            let id = Ident::new(n.clone());
+            let e = if primed {
+                BpExpr::Primed(id)
+            } else {
+                BpExpr::Var(id)
+            };
+            if *v {
+                e
+            } else {
+                BpExpr::Not(Box::new(e), Span::NONE)
+            }
+        };
+        let mut lits: Vec<BpExpr> = Vec::new();
+        let mut seen = HashSet::new();
+        for l in &self.pre {
+            if seen.insert((l.clone(), false)) {
+                lits.push(lit(l, false));
+            }
+        }
+        let primed = self.kind == Kind::Constrain;
+        for l in &self.post {
+            if seen.insert((l.clone(), primed)) {
+                lits.push(lit(l, primed));
+            }
+        }
+        let cube = lits
+            .into_iter()
+            .reduce(|a, b| BpExpr::Binary(BpBin::And, Box::new(a), Box::new(b), Span::NONE))
+            .unwrap_or(BpExpr::Const(true, Span::NONE));
+        BpExpr::Not(Box::new(cube), Span::NONE)
+    }
+
+    /// One line: where it goes and the clause.
+    pub fn describe(&self) -> String {
+        match (&self.edge, &self.part) {
+            (Some(e), Some(p)) => format!(
+                "{} {} edge={e} part={p}: {}",
+                self.proc,
+                match self.kind {
+                    Kind::Constrain => "constrain",
+                    Kind::Assume => "assume",
+                    Kind::Enforce => "enforce",
+                },
+                self.clause_text()
+            ),
+            _ => format!("{} enforce: {}", self.proc, self.clause_text()),
+        }
+    }
+}
+
+/// The result of one pass over a trace.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Pass {
+    /// The constraints found (at most [`Options::max_constraints`]).
+    pub constraints: Vec<Constraint>,
+    /// Instructions of the trace.
+    pub instructions: usize,
+    /// Instructions examined (the others are calls, returns, side effects).
+    pub examined: usize,
+    /// Satisfiability queries.
+    pub queries: u64,
+}
+
+/// A trace that does not fit the program.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ConstrainError {
+    /// An `edge=` annotation names no edge of the C program.
+    #[error("trace step {0}: `edge={1}` is not an edge of the C program")]
+    UnknownEdge(usize, String),
+    /// A Boolean variable's name does not read as a predicate.
+    #[error("Boolean variable `{0}`: {1}")]
+    BadPredicate(String, String),
+}
+
+/// One traversal of a C edge in the trace: the statement that carries its transition.
+struct Instr {
+    proc: String,
+    func: FuncId,
+    edge: cir::ir::EdgeId,
+    edge_name: String,
+    part: String,
+    before: Valuation,
+    after: Valuation,
+    /// Whether the transition is that one statement's (the block's other steps change
+    /// nothing) and the statement can carry a constraint.
+    single: bool,
+}
+
+/// The predicates behind the Boolean variables of one procedure's scope: name → condition,
+/// and whether it is global.
+struct Scope {
+    preds: HashMap<String, (Expr, bool)>,
+}
+
+fn inner(name: &str) -> Option<&str> {
+    name.strip_prefix('{').and_then(|r| r.strip_suffix('}'))
+}
+
+fn scopes(prog: &Program, bp: &BpProgram) -> Result<HashMap<String, Scope>, ConstrainError> {
+    let mut globals: HashMap<String, (Expr, bool)> = HashMap::new();
+    for d in &bp.globals {
+        for v in &d.vars {
+            let Some(t) = inner(&v.name) else { continue };
+            let p = parse_predicate(t, PredScope::Global, prog)
+                .map_err(|(_, m)| ConstrainError::BadPredicate(v.name.clone(), m))?;
+            globals.insert(v.name.clone(), (p.expr, true));
+            // (Globals are always predicates; c2bp's temporaries are locals.)
+        }
+    }
+    let mut out = HashMap::new();
+    for proc in &bp.procs {
+        let Some(f) = prog.function(&proc.name.name) else {
+            continue;
+        };
+        let mut preds = globals.clone();
+        for v in proc
+            .params
+            .iter()
+            .chain(proc.locals.iter().flat_map(|d| d.vars.iter()))
+        {
+            let Some(t) = inner(&v.name) else { continue };
+            // c2bp's temporaries for actuals and returned predicates (`{arg f#3 p: …}`,
+            // `{ret …}`) are not predicates of this procedure's state: left out of `E`.
+            if let Ok(p) = parse_predicate(t, PredScope::Function(f.id), prog) {
+                preds.insert(v.name.clone(), (p.expr, false));
+            }
+        }
+        out.insert(proc.name.name.clone(), Scope { preds });
+    }
+    Ok(out)
+}
+
+/// The instructions of a trace (module doc).
+fn instructions(
+    prog: &Program,
+    bp: &BpProgram,
+    trace: &Trace,
+) -> Result<Vec<Instr>, ConstrainError> {
+    // The first statement of each edge's block, per procedure, and the statements' kinds.
+    let mut entries: HashSet<(String, bp_grammar::ast::StmtId)> = HashSet::new();
+    let mut kinds: HashMap<(String, bp_grammar::ast::StmtId), bool> = HashMap::new();
+    for p in &bp.procs {
+        let mut seen = HashSet::new();
+        for (id, s) in p.stmts_preorder() {
+            if let Some(e) = s.annotations.get("edge")
+                && seen.insert(e.to_string())
+            {
+                entries.insert((p.name.name.clone(), id));
+            }
+            kinds.insert(
+                (p.name.name.clone(), id),
+                matches!(s.kind, StmtKind::Assign { .. } | StmtKind::Assume(_)),
+            );
+        }
+    }
+    let mut out: Vec<Instr> = Vec::new();
+    // The steps of the instruction being read: (first step, its steps).
+    let mut cur: Option<(usize, Vec<usize>)> = None;
+    let flush = |cur: &mut Option<(usize, Vec<usize>)>,
+                 out: &mut Vec<Instr>|
+     -> Result<(), ConstrainError> {
+        let Some((first, steps)) = cur.take() else {
+            return Ok(());
+        };
+        let s0 = &trace.steps[first];
+        let name = s0.annotations.get("edge").unwrap_or_default().to_string();
+        let edge = c2bp::trace::edge_by_name(prog, &name)
+            .ok_or_else(|| ConstrainError::UnknownEdge(first, name.clone()))?;
+        let e = &prog.functions[edge.func.0 as usize].edges[edge.index as usize];
+        let want = match e.kind {
+            EdgeKind::Assign { .. } => "assign",
+            EdgeKind::Havoc { .. } => "havoc",
+            EdgeKind::Assume(_) => "cond",
+            _ => "",
+        };
+        let carrier = steps
+            .iter()
+            .copied()
+            .find(|&j| trace.steps[j].annotations.get("part") == Some(want));
+        let (part, before, after, single) = match carrier {
+            Some(j) => {
+                let st = &trace.steps[j];
+                let others_still = steps
+                    .iter()
+                    .all(|&k| k == j || trace.steps[k].before == trace.steps[k].after);
+                let carries = st
+                    .stmt
+                    .is_some_and(|id| kinds.get(&(st.proc.clone(), id)) == Some(&true));
+                (
+                    want.to_string(),
+                    st.before.clone(),
+                    st.after.clone(),
+                    others_still && carries,
+                )
+            }
+            None => (
+                String::new(),
+                s0.before.clone(),
+                trace.steps[*steps.last().unwrap_or(&first)].after.clone(),
+                false,
+            ),
+        };
+        out.push(Instr {
+            proc: s0.proc.clone(),
+            func: edge.func,
+            edge,
+            edge_name: name,
+            part,
+            before,
+            after,
+            single,
+        });
+        Ok(())
+    };
+    for (i, step) in trace.steps.iter().enumerate() {
+        let in_block = step.kind == StepKind::Stmt && step.annotations.get("edge").is_some();
+        let is_entry = step.kind == StepKind::Stmt
+            && step
+                .stmt
+                .is_some_and(|id| entries.contains(&(step.proc.clone(), id)));
+        let continues = cur.as_ref().is_some_and(|(first, _)| {
+            let s0 = &trace.steps[*first];
+            in_block
+                && !is_entry
+                && s0.proc == step.proc
+                && s0.depth == step.depth
+                && s0.annotations.get("edge") == step.annotations.get("edge")
+        });
+        if continues {
+            if let Some((_, steps)) = cur.as_mut() {
+                steps.push(i);
+            }
+            continue;
+        }
+        flush(&mut cur, &mut out)?;
+        if is_entry {
+            cur = Some((i, vec![i]));
+        }
+    }
+    flush(&mut cur, &mut out)?;
+    Ok(out)
+}
+
+fn var_expr(prog: &Program, v: VarId) -> Expr {
+    Expr {
+        kind: ExprKind::Var(v),
+        ty: prog.var(v).ty.clone(),
+    }
+}
+
+/// The question `Spurious` asks for one instruction, over literals.
+struct Question<'a> {
+    prover: &'a Prover<'a>,
+    pts: &'a PointsTo,
+    kind: &'a EdgeKind,
+    /// The fresh variable standing for a havoc's value.
+    havoc_value: Option<Expr>,
+    scope: &'a Scope,
+    queries: u64,
+}
+
+impl Question<'_> {
+    fn lit_expr(&self, (n, v): &Lit) -> Option<Expr> {
+        let (e, _) = self.scope.preds.get(n)?;
+        Some(if *v {
+            e.clone()
+        } else {
+            c2bp::cubes::negate(e)
+        })
+    }
+
+    /// `Pre(i, φ)` for one literal of the post-state; `None`: not expressible (dropped).
+    fn pre(&self, phi: &Expr) -> Option<Expr> {
+        match self.kind {
+            EdgeKind::Assign { lhs, rhs } => cir::wp::wp_assign(lhs, rhs, phi, self.pts),
+            EdgeKind::Havoc { lhs, .. } => match &self.havoc_value {
+                Some(v) => cir::wp::wp_assign(lhs, v, phi, self.pts),
+                None => cir::wp::wp_havoc(lhs, phi, self.pts),
+            },
+            EdgeKind::Assume(_) => Some(phi.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether the formulas are proved unsatisfiable.
+    fn unsat(&mut self, fs: &[Expr]) -> bool {
+        self.queries += 1;
+        self.prover.is_satisfiable(fs) == SatAnswer::Unsat
+    }
+
+    /// `E(a1)` alone is unsatisfiable.
+    fn inconsistent(&mut self, post: &[Lit]) -> bool {
+        let fs: Vec<Expr> = post.iter().filter_map(|l| self.lit_expr(l)).collect();
+        fs.len() == post.len() && self.unsat(&fs)
+    }
+
+    /// `E(a0) ⇒ ¬Pre(i, E(a1))` is valid.
+    fn spurious(&mut self, pre: &[Lit], post: &[Lit]) -> bool {
+        let mut fs: Vec<Expr> = pre.iter().filter_map(|l| self.lit_expr(l)).collect();
+        if let EdgeKind::Assume(c) = self.kind {
+            fs.push(c.clone());
+        }
+        for l in post {
+            if let Some(p) = self.lit_expr(l).and_then(|e| self.pre(&e)) {
+                fs.push(p);
+            }
+        }
+        self.unsat(&fs)
+    }
+}
+
+/// Drops literals of `lits` one at a time, keeping each drop for which `still` holds.
+fn strengthen(lits: &mut Vec<Lit>, mut still: impl FnMut(&[Lit]) -> bool) {
+    let mut k = 0;
+    while k < lits.len() {
+        let mut fewer = lits.clone();
+        fewer.remove(k);
+        if still(&fewer) {
+            *lits = fewer;
+        } else {
+            k += 1;
+        }
+    }
+}
+
+fn literals(v: &Valuation, scope: &Scope) -> Vec<Lit> {
+    v.iter()
+        .filter(|(n, _)| scope.preds.contains_key(*n))
+        .map(|(n, b)| (n.clone(), *b))
+        .collect()
+}
+
+/// One pass of Constrain over `trace` (module doc): the spurious transitions found, at most
+/// [`Options::max_constraints`], ending at the first `enforce`.
+pub fn analyze(
+    prog: &Program,
+    pts: &PointsTo,
+    bp: &BpProgram,
+    trace: &Trace,
+    opts: &Options,
+) -> Result<Pass, ConstrainError> {
+    let scopes = scopes(prog, bp)?;
+    let instrs = instructions(prog, bp, trace)?;
+    // One fresh variable per havoc examined: the program extended with them.
+    let mut ext = prog.clone();
+    let mut havoc_values: BTreeMap<usize, Expr> = BTreeMap::new();
+    for (k, ins) in instrs.iter().enumerate() {
+        let e = &prog.functions[ins.edge.func.0 as usize].edges[ins.edge.index as usize];
+        if let EdgeKind::Havoc { lhs, .. } = &e.kind
+            && ins.single
+        {
+            let id = VarId(u32::try_from(ext.vars.len()).unwrap_or(u32::MAX));
+            ext.vars.push(VarInfo {
+                c_name: format!("havoc@{k}"),
+                name: format!("havoc@{k}"),
+                ty: lhs.ty.clone(),
+                kind: VarKind::Temp(ins.func),
+                pos: Default::default(),
+            });
+            havoc_values.insert(k, var_expr(&ext, id));
+        }
+    }
+    let prover = Prover::new(&ext, opts.sem).with_rlimit(opts.rlimit);
+    let mut pass = Pass {
+        instructions: instrs.len(),
+        ..Pass::default()
+    };
+    let mut found: HashSet<Constraint> = HashSet::new();
+    for (k, ins) in instrs.iter().enumerate() {
+        if pass.constraints.len() >= opts.max_constraints {
+            break;
+        }
+        if !ins.single {
+            continue;
+        }
+        let Some(scope) = scopes.get(&ins.proc) else {
+            continue;
+        };
+        let e = &prog.functions[ins.edge.func.0 as usize].edges[ins.edge.index as usize];
+        pass.examined += 1;
+        let mut q = Question {
+            prover: &prover,
+            pts,
+            kind: &e.kind,
+            havoc_value: havoc_values.get(&k).cloned(),
+            scope,
+            queries: 0,
+        };
+        let mut pre = literals(&ins.before, scope);
+        let mut post = literals(&ins.after, scope);
+        let spurious = q.spurious(&pre, &post);
+        if !spurious {
+            pass.queries += q.queries;
+            continue;
+        }
+        // §3.3: an invariant first.
+        if q.inconsistent(&post) {
+            let mut cube = post.clone();
+            strengthen(&mut cube, |c| q.inconsistent(c));
+            let global = |l: &Lit| scope.preds.get(&l.0).is_some_and(|p| p.1);
+            let mixed = cube.iter().any(global) && !cube.iter().all(global);
+            if !mixed && !cube.is_empty() {
+                pass.queries += q.queries;
+                let c = Constraint {
+                    proc: ins.proc.clone(),
+                    edge: None,
+                    part: None,
+                    kind: Kind::Enforce,
+                    pre: Vec::new(),
+                    post: cube,
+                };
+                tracing::debug!("enforce at {}: {}", ins.edge_name, c.clause_text());
+                pass.constraints.push(c);
+                break;
+            }
+        }
+        let pre_now = pre.clone();
+        strengthen(&mut post, |p| q.spurious(&pre_now, p));
+        let post_now = post.clone();
+        strengthen(&mut pre, |a| q.spurious(a, &post_now));
+        pass.queries += q.queries;
+        let c = Constraint {
+            proc: ins.proc.clone(),
+            edge: Some(ins.edge_name.clone()),
+            part: Some(ins.part.clone()),
+            kind: if matches!(e.kind, EdgeKind::Assume(_)) {
+                Kind::Assume
+            } else {
+                Kind::Constrain
+            },
+            pre,
+            post,
+        };
+        tracing::debug!("spurious transition at {}: {}", ins.edge_name, c.describe());
+        if found.insert(c.clone()) {
+            pass.constraints.push(c);
+        }
+    }
+    Ok(pass)
+}
+
+fn and(a: BpExpr, b: BpExpr) -> BpExpr {
+    BpExpr::Binary(BpBin::And, Box::new(a), Box::new(b), Span::NONE)
+}
+
+fn find_stmt<'a>(body: &'a mut [Stmt], edge: &str, part: &str) -> Option<&'a mut Stmt> {
+    for s in body.iter_mut() {
+        if s.annotations.get("edge") == Some(edge) && s.annotations.get("part") == Some(part) {
+            return Some(s);
+        }
+        let found = match &mut s.kind {
+            StmtKind::If { arms, els } => {
+                let mut r = None;
+                for a in arms.iter_mut() {
+                    if let Some(x) = find_stmt(&mut a.body, edge, part) {
+                        r = Some(x);
+                        break;
+                    }
+                }
+                match r {
+                    Some(x) => Some(x),
+                    None => els.as_mut().and_then(|b| find_stmt(b, edge, part)),
+                }
+            }
+            StmtKind::While { body, .. } => find_stmt(body, edge, part),
+            _ => None,
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// Adds the constraints to `bp` (module doc, table): each one whose procedure, statement and
+/// Boolean variables are all present (after c2bp regenerated the program for more predicates,
+/// some may not be). Returns how many were applied.
+pub fn apply(bp: &mut BpProgram, constraints: &[Constraint]) -> usize {
+    let globals: HashSet<String> = bp
+        .globals
+        .iter()
+        .flat_map(|d| d.vars.iter().map(|v| v.name.clone()))
+        .collect();
+    let mut applied = 0;
+    for c in constraints {
+        let Some(proc) = bp.procs.iter_mut().find(|p| p.name.name == c.proc) else {
+            continue;
+        };
+        let in_scope = |n: &str| {
+            globals.contains(n)
+                || proc.params.iter().any(|p| p.name == n)
+                || proc
+                    .locals
+                    .iter()
+                    .any(|d| d.vars.iter().any(|v| v.name == n))
+        };
+        if !c.pre.iter().chain(&c.post).all(|(n, _)| in_scope(n)) {
+            continue;
+        }
+        let clause = c.clause();
+        match (c.kind, &c.edge, &c.part) {
+            (Kind::Enforce, _, _) => {
+                proc.enforce = Some(match proc.enforce.take() {
+                    Some(old) => and(old, clause),
+                    None => clause,
+                });
+                applied += 1;
+            }
+            (_, Some(edge), Some(part)) => {
+                let Some(s) = find_stmt(&mut proc.body, edge, part) else {
+                    continue;
+                };
+                match (&mut s.kind, c.kind) {
+                    (StmtKind::Assign { constrain, .. }, Kind::Constrain) => {
+                        *constrain = Some(match constrain.take() {
+                            Some(old) => and(old, clause),
+                            None => clause,
+                        });
+                        applied += 1;
+                    }
+                    (StmtKind::Assume(cond), Kind::Assume) => {
+                        let old = std::mem::replace(cond, BpExpr::Const(true, Span::NONE));
+                        *cond = and(old, clause);
+                        applied += 1;
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    applied
+}
+
+/// The constraints as text, one per line (stdout of `constrain`).
+pub fn constraints_text(cs: &[Constraint]) -> String {
+    let mut s = String::new();
+    for c in cs {
+        let _ = writeln!(s, "{}", c.describe());
+    }
+    s
+}
+
+/// The result as JSON (format `constrain-result/1`).
+pub fn pass_json(p: &Pass) -> String {
+    #[derive(Serialize)]
+    struct J<'a> {
+        format: &'static str,
+        #[serde(flatten)]
+        pass: &'a Pass,
+    }
+    serde_json::to_string_pretty(&J {
+        format: "constrain-result/1",
+        pass: p,
+    })
+    .expect("a pass always serialises")
+}

@@ -1,0 +1,131 @@
+//! The `constrain` command: `constrain FILE.c FILE.bp TRACE.json [--apply OUT.bp]` (issue 5
+//! §1). Finds the spurious abstract transitions of a bebop trace of `FILE.bp` (written by c2bp
+//! for `FILE.c`) and prints the constraints that exclude them; `--apply` writes the patched
+//! Boolean program. Exit codes (`bp_grammar::exit`): 0 constraints found, 5 none (the trace has
+//! no spurious transition this version can see), 2 input error, 1 usage error.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bp_grammar::exit;
+use clap::Parser;
+
+/// Constrain (Das & Dill refinement, as in SLAM): excludes spurious transitions of an abstract
+/// trace using only the Boolean variables already present.
+///
+/// Each C edge the trace traverses is checked with Spurious: the transition from the state
+/// before to the state after is spurious when no concrete state of the first has a successor
+/// in the second. A spurious transition becomes a `constrain` clause on the assignment, a
+/// conjunct of the `assume`, or (when the state after is impossible by itself) an `enforce` of
+/// the procedure; each is first strengthened by dropping literals.
+#[derive(Parser, Debug)]
+#[command(
+    name = "constrain",
+    version,
+    after_help = "Exit codes: 0 constraints found, 5 no spurious transition found, \
+                  1 usage error, 2 input error (missing file, C or trace error, .bp not from this C file)."
+)]
+struct Args {
+    /// The C file the Boolean program was abstracted from.
+    c_file: PathBuf,
+    /// The Boolean program (written by c2bp; its header records the settings).
+    bp_file: PathBuf,
+    /// The trace (bebop --trace-json), with the valuation at every step.
+    trace: PathBuf,
+    /// Write the Boolean program with the constraints added to FILE.
+    #[arg(long, value_name = "FILE")]
+    apply: Option<PathBuf>,
+    /// At most N constraints (the Constrain paper, §3.3: 5 when used lazily).
+    #[arg(long = "max-constraints", value_name = "N", default_value_t = 5)]
+    max_constraints: usize,
+    /// Write the result as JSON (format constrain-result/1).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Z3's deterministic resource limit per query.
+    #[arg(long, value_name = "N", default_value_t = cir::smt::DEFAULT_RLIMIT)]
+    rlimit: u32,
+    /// Log progress to standard error (-v, -vv, -vvv); CONSTRAIN_LOG or RUST_LOG override.
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    verbose: u8,
+}
+
+fn fail(code: i32, msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("constrain: {msg}");
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+fn read(p: &PathBuf) -> Result<String, ExitCode> {
+    std::fs::read_to_string(p).map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", p.display())))
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    bp_grammar::logging::init(args.verbose, "CONSTRAIN_LOG");
+    match run(&args) {
+        Ok(c) | Err(c) => c,
+    }
+}
+
+fn run(args: &Args) -> Result<ExitCode, ExitCode> {
+    let c_bytes = std::fs::read(&args.c_file)
+        .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", args.c_file.display())))?;
+    let bp_text = read(&args.bp_file)?;
+    let mut bp = bp_grammar::parse_and_check(&bp_text, &bp_grammar::ParseOptions::default())
+        .map_err(|ds| {
+            for d in &ds {
+                eprintln!("{}", d.render(&args.bp_file.display().to_string()));
+            }
+            fail(
+                exit::INPUT_ERROR,
+                format!("{}: not a valid Boolean program", args.bp_file.display()),
+            )
+        })?;
+    let settings = c2bp::HeaderSettings::from_header(&bp.header)
+        .and_then(|s| s.check_source(&c_bytes).map(|()| s))
+        .map_err(|e| {
+            fail(
+                exit::INPUT_ERROR,
+                format!("{}: {e}", args.bp_file.display()),
+            )
+        })?;
+    let prog = cir::load_file(&args.c_file, &settings.lower_options())
+        .map_err(|e| fail(exit::INPUT_ERROR, e))?;
+    let trace_text = read(&args.trace)?;
+    let trace = bp_grammar::trace::Trace::from_json(&trace_text).map_err(|e| {
+        fail(
+            exit::INPUT_ERROR,
+            format!("{}: not a bebop trace: {e}", args.trace.display()),
+        )
+    })?;
+    let pts = cir::pointsto::PointsTo::analyze(&prog);
+    let opts = constrain::Options {
+        sem: settings.sem,
+        rlimit: args.rlimit,
+        max_constraints: args.max_constraints,
+    };
+    let pass = constrain::analyze(&prog, &pts, &bp, &trace, &opts)
+        .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", args.trace.display())))?;
+    if pass.constraints.is_empty() {
+        println!(
+            "no spurious transition ({} of {} instructions examined)",
+            pass.examined, pass.instructions
+        );
+    } else {
+        print!("{}", constrain::constraints_text(&pass.constraints));
+    }
+    if let Some(j) = &args.json {
+        std::fs::write(j, constrain::pass_json(&pass))
+            .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", j.display())))?;
+    }
+    if let Some(out) = &args.apply {
+        constrain::apply(&mut bp, &pass.constraints);
+        let text = bp_grammar::print::print(&bp);
+        std::fs::write(out, text)
+            .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", out.display())))?;
+    }
+    Ok(ExitCode::from(if pass.constraints.is_empty() {
+        u8::try_from(exit::UNKNOWN).unwrap_or(5)
+    } else {
+        0
+    }))
+}
