@@ -277,16 +277,14 @@ impl FnCx<'_, '_, '_, '_> {
                 .all(|(k, v)| !mentions_var(&p.expr, *v) || (k < args.len() && !changed[k]));
             let result_ok = !p.is_return_predicate() || ret.is_some();
             if formals_ok && result_ok {
-                let name = format!("{{ret {} {}: {}}}", prog.edge_name(e.id), gf.name, p.text);
-                let mut x = p.expr.clone();
-                if let Some(r) = ret {
-                    let rv = Expr {
-                        kind: ExprKind::Var(r),
-                        ty: prog.var(r).ty.clone(),
-                    };
-                    x = subst_result(&x, &rv);
+                let name = CallTemp {
+                    ret: true,
+                    edge: prog.edge_name(e.id),
+                    callee: gf.name.clone(),
+                    text: p.text.clone(),
                 }
-                let x = self.actuals_subst(gf, args, &x);
+                .name();
+                let x = caller_reading(prog, gf, ret, args, &p.expr);
                 targets.push(name.clone());
                 kept.push((name, x));
             } else {
@@ -294,15 +292,6 @@ impl FnCx<'_, '_, '_, '_> {
             }
         }
         (targets, kept)
-    }
-
-    /// `x[a/f]`: the callee's formals replaced by the actuals (converted to the formals' types).
-    fn actuals_subst(&self, gf: &Function, args: &[Expr], x: &Expr) -> Expr {
-        let prog = self.prog();
-        subst_vars(x, &|v| {
-            let k = gf.formals.iter().position(|f| *f == v)?;
-            args.get(k).map(|a| convert(a, &prog.var(v).ty))
-        })
     }
 
     /// The procedure's text.
@@ -704,13 +693,19 @@ impl FnCx<'_, '_, '_, '_> {
         let mut actuals = Vec::new();
         for &i in &sig.formals {
             let p = &gown[i];
-            let name = format!("{{arg {} {}: {}}}", prog.edge_name(e.id), gf.name, p.text);
+            let name = CallTemp {
+                ret: false,
+                edge: prog.edge_name(e.id),
+                callee: gf.name.clone(),
+                text: p.text.clone(),
+            }
+            .name();
             let bound = gf
                 .formals
                 .iter()
                 .enumerate()
                 .all(|(k, v)| !mentions_var(&p.expr, *v) || k < args.len());
-            let w = bound.then(|| self.actuals_subst(gf, args, &p.expr));
+            let w = bound.then(|| caller_reading(prog, gf, None, args, &p.expr));
             let t = self.choose(vs, w.as_ref());
             self.temps.push(name.clone());
             actuals.push((name, t));
@@ -767,6 +762,79 @@ impl FnCx<'_, '_, '_, '_> {
         }
         out
     }
+}
+
+/// A temporary c2bp declares in a caller for a call edge: `{arg EDGE CALLEE: TEXT}` holds the
+/// value of the callee's formal-parameter predicate TEXT for the actuals, `{ret EDGE CALLEE:
+/// TEXT}` the value of its return predicate TEXT (PLDI'01 §4.5). Named by the edge and the
+/// predicate's text, never by position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallTemp {
+    /// `ret` (a returned predicate) or `arg` (an actual).
+    pub ret: bool,
+    /// The call edge (`f#k`).
+    pub edge: String,
+    /// The callee.
+    pub callee: String,
+    /// The callee's predicate (its text).
+    pub text: String,
+}
+
+impl CallTemp {
+    /// The Boolean variable's name.
+    pub fn name(&self) -> String {
+        format!(
+            "{{{} {} {}: {}}}",
+            if self.ret { "ret" } else { "arg" },
+            self.edge,
+            self.callee,
+            self.text
+        )
+    }
+
+    /// Reads a name written by [`CallTemp::name`].
+    pub fn parse(name: &str) -> Option<CallTemp> {
+        let inner = name.strip_prefix('{')?.strip_suffix('}')?;
+        let (kind, rest) = inner.split_once(' ')?;
+        let ret = match kind {
+            "ret" => true,
+            "arg" => false,
+            _ => return None,
+        };
+        let (edge, rest) = rest.split_once(' ')?;
+        let (callee, text) = rest.split_once(": ")?;
+        Some(CallTemp {
+            ret,
+            edge: edge.to_string(),
+            callee: callee.to_string(),
+            text: text.to_string(),
+        })
+    }
+}
+
+/// A callee's predicate `x` read in the caller at a call `ret := callee(args)`: `\result` is the
+/// caller's result variable (when there is one) and each formal is its actual, converted to the
+/// formal's type (C2BP's `x[a/f]`, PLDI'01 §4.5). Valid right after the call when no actual
+/// reads what the callee may modify (c2bp keeps a `{ret …}` temporary only then).
+pub fn caller_reading(
+    prog: &Program,
+    callee: &Function,
+    ret: Option<VarId>,
+    args: &[Expr],
+    x: &Expr,
+) -> Expr {
+    let mut x = x.clone();
+    if let Some(r) = ret {
+        let rv = Expr {
+            kind: ExprKind::Var(r),
+            ty: prog.var(r).ty.clone(),
+        };
+        x = subst_result(&x, &rv);
+    }
+    subst_vars(&x, &|v| {
+        let k = callee.formals.iter().position(|f| *f == v)?;
+        args.get(k).map(|a| convert(a, &prog.var(v).ty))
+    })
 }
 
 /// `e` with every read of global storage that no initialiser touched replaced by zero (C11

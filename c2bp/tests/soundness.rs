@@ -21,49 +21,7 @@ mod programs;
 use std::path::{Path, PathBuf};
 
 use bp_testkit::prng::SplitMix64;
-use check::{Checker, Verdict};
-use cir::interp::Oracle;
-
-/// Random choices favouring the values where programs change behaviour: bounds, zero, ±1,
-/// small numbers; sometimes anything in range.
-struct Random(SplitMix64);
-
-impl Oracle for Random {
-    fn value(&mut self, lo: i128, hi: i128) -> i128 {
-        let r = &mut self.0;
-        let small = |r: &mut SplitMix64| r.below(11) as i128 - 5;
-        let any = |r: &mut SplitMix64| {
-            let span = (hi - lo) as u128 + 1;
-            lo + (u128::from(r.next_u64()) % span) as i128
-        };
-        let v = if lo < 0 {
-            // Signed: extremes rarely, since most arithmetic on them overflows (undefined
-            // behaviour ends the run).
-            match r.below(20) {
-                0 => lo,
-                1 => hi,
-                2 => any(r),
-                3..=5 => r.below(200) as i128 - 100,
-                _ => small(r),
-            }
-        } else {
-            match r.below(10) {
-                0 => lo,
-                1 => hi,
-                2 => 0,
-                3..=6 => small(r),
-                7 => lo + r.below(3) as i128,
-                8 => hi - r.below(3) as i128,
-                _ => any(r),
-            }
-        };
-        v.clamp(lo, hi)
-    }
-
-    fn choose(&mut self, n: usize) -> usize {
-        self.0.below(n)
-    }
-}
+use check::{Checker, Random, Verdict};
 
 /// Totals over all checks.
 #[derive(Default, Debug)]

@@ -200,10 +200,24 @@ struct Instr {
     single: bool,
 }
 
-/// The predicates behind the Boolean variables of one procedure's scope: name → condition,
-/// and whether it is global.
+/// The meaning of one Boolean variable.
+#[derive(Clone)]
+struct PredInfo {
+    /// Its C condition.
+    expr: Expr,
+    /// A global predicate.
+    global: bool,
+    /// Meaningful only before the instruction (a call's `{ret …}` temporary, read in the caller
+    /// right after the call).
+    pre_only: bool,
+    /// A `\result` predicate: meaningful only after a `return`.
+    post_only: bool,
+}
+
+/// The predicates behind the Boolean variables of one procedure's scope.
+#[derive(Clone)]
 struct Scope {
-    preds: HashMap<String, (Expr, bool)>,
+    preds: HashMap<String, PredInfo>,
 }
 
 fn inner(name: &str) -> Option<&str> {
@@ -211,13 +225,21 @@ fn inner(name: &str) -> Option<&str> {
 }
 
 fn scopes(prog: &Program, bp: &BpProgram) -> Result<HashMap<String, Scope>, ConstrainError> {
-    let mut globals: HashMap<String, (Expr, bool)> = HashMap::new();
+    let mut globals: HashMap<String, PredInfo> = HashMap::new();
     for d in &bp.globals {
         for v in &d.vars {
             let Some(t) = inner(&v.name) else { continue };
             let p = parse_predicate(t, PredScope::Global, prog)
                 .map_err(|(_, m)| ConstrainError::BadPredicate(v.name.clone(), m))?;
-            globals.insert(v.name.clone(), (p.expr, true));
+            globals.insert(
+                v.name.clone(),
+                PredInfo {
+                    expr: p.expr,
+                    global: true,
+                    pre_only: false,
+                    post_only: false,
+                },
+            );
             // (Globals are always predicates; c2bp's temporaries are locals.)
         }
     }
@@ -234,9 +256,19 @@ fn scopes(prog: &Program, bp: &BpProgram) -> Result<HashMap<String, Scope>, Cons
         {
             let Some(t) = inner(&v.name) else { continue };
             // c2bp's temporaries for actuals and returned predicates (`{arg f#3 p: …}`,
-            // `{ret …}`) are not predicates of this procedure's state: left out of `E`.
+            // `{ret …}`) are not predicates of this procedure's state: left out of `E` (a
+            // `{ret …}` temporary is read right after its call, see `instruction_scope`).
             if let Ok(p) = parse_predicate(t, PredScope::Function(f.id), prog) {
-                preds.insert(v.name.clone(), (p.expr, false));
+                let result = p.is_return_predicate();
+                preds.insert(
+                    v.name.clone(),
+                    PredInfo {
+                        expr: p.expr,
+                        global: false,
+                        pre_only: false,
+                        post_only: result,
+                    },
+                );
             }
         }
         out.insert(proc.name.name.clone(), Scope { preds });
@@ -285,6 +317,7 @@ fn instructions(
             EdgeKind::Assign { .. } => "assign",
             EdgeKind::Havoc { .. } => "havoc",
             EdgeKind::Assume(_) => "cond",
+            EdgeKind::Return(Some(_)) => "return",
             _ => "",
         };
         let carrier = steps
@@ -369,13 +402,15 @@ struct Question<'a> {
     kind: &'a EdgeKind,
     /// The fresh variable standing for a havoc's value.
     havoc_value: Option<Expr>,
+    /// The return type of the instruction's function (for `return`).
+    ret_ty: cir::types::CType,
     scope: &'a Scope,
     queries: u64,
 }
 
 impl Question<'_> {
     fn lit_expr(&self, (n, v): &Lit) -> Option<Expr> {
-        let (e, _) = self.scope.preds.get(n)?;
+        let e = &self.scope.preds.get(n)?.expr;
         Some(if *v {
             e.clone()
         } else {
@@ -392,6 +427,10 @@ impl Question<'_> {
                 None => cir::wp::wp_havoc(lhs, phi, self.pts),
             },
             EdgeKind::Assume(_) => Some(phi.clone()),
+            EdgeKind::Return(Some(v)) => Some(cir::pred::subst_result(
+                phi,
+                &cir::wp::convert(v, &self.ret_ty),
+            )),
             _ => None,
         }
     }
@@ -437,11 +476,67 @@ fn strengthen(lits: &mut Vec<Lit>, mut still: impl FnMut(&[Lit]) -> bool) {
     }
 }
 
-fn literals(v: &Valuation, scope: &Scope) -> Vec<Lit> {
+/// The literals of a valuation over the predicates of `scope` meaningful before (`pre`) or
+/// after the instruction (`\result` predicates only after a `return`: `returning`).
+fn literals(v: &Valuation, scope: &Scope, pre: bool, returning: bool) -> Vec<Lit> {
     v.iter()
-        .filter(|(n, _)| scope.preds.contains_key(*n))
+        .filter(|(n, _)| {
+            scope.preds.get(*n).is_some_and(|p| {
+                if pre {
+                    !p.post_only
+                } else {
+                    !p.pre_only && (returning || !p.post_only)
+                }
+            })
+        })
         .map(|(n, b)| (n.clone(), *b))
         .collect()
+}
+
+/// The scope of an instruction at `edge`: its procedure's predicates, plus the `{ret …}`
+/// temporaries of the call right before it (c2bp reads them only at an edge whose one
+/// incoming edge is the call; they describe the state right after the call).
+fn instruction_scope(
+    prog: &Program,
+    base: &Scope,
+    edge: cir::ir::EdgeId,
+    valuation: &Valuation,
+) -> Scope {
+    let f = &prog.functions[edge.func.0 as usize];
+    let e = &f.edges[edge.index as usize];
+    let incoming: Vec<&cir::ir::Edge> = f.edges.iter().filter(|x| x.to == e.from).collect();
+    let mut scope = base.clone();
+    let [call] = incoming.as_slice() else {
+        return scope;
+    };
+    let EdgeKind::Call { ret, args, .. } = &call.kind else {
+        return scope;
+    };
+    let call_name = prog.edge_name(call.id);
+    for name in valuation.keys() {
+        let Some(t) = c2bp::emit::CallTemp::parse(name) else {
+            continue;
+        };
+        if !t.ret || t.edge != call_name {
+            continue;
+        }
+        let Some(g) = prog.function(&t.callee) else {
+            continue;
+        };
+        let Ok(p) = parse_predicate(&t.text, PredScope::Function(g.id), prog) else {
+            continue;
+        };
+        scope.preds.insert(
+            name.clone(),
+            PredInfo {
+                expr: c2bp::emit::caller_reading(prog, g, *ret, args, &p.expr),
+                global: false,
+                pre_only: true,
+                post_only: false,
+            },
+        );
+    }
+    scope
 }
 
 /// One pass of Constrain over `trace` (module doc): the spurious transitions found, at most
@@ -487,21 +582,25 @@ pub fn analyze(
         if !ins.single {
             continue;
         }
-        let Some(scope) = scopes.get(&ins.proc) else {
+        let Some(base) = scopes.get(&ins.proc) else {
             continue;
         };
-        let e = &prog.functions[ins.edge.func.0 as usize].edges[ins.edge.index as usize];
+        let scope = &instruction_scope(prog, base, ins.edge, &ins.before);
+        let f = &prog.functions[ins.edge.func.0 as usize];
+        let e = &f.edges[ins.edge.index as usize];
         pass.examined += 1;
         let mut q = Question {
             prover: &prover,
             pts,
             kind: &e.kind,
             havoc_value: havoc_values.get(&k).cloned(),
+            ret_ty: f.ty.ret.clone(),
             scope,
             queries: 0,
         };
-        let mut pre = literals(&ins.before, scope);
-        let mut post = literals(&ins.after, scope);
+        let returning = matches!(e.kind, EdgeKind::Return(_));
+        let mut pre = literals(&ins.before, scope, true, returning);
+        let mut post = literals(&ins.after, scope, false, returning);
         let spurious = q.spurious(&pre, &post);
         if !spurious {
             pass.queries += q.queries;
@@ -511,9 +610,13 @@ pub fn analyze(
         if q.inconsistent(&post) {
             let mut cube = post.clone();
             strengthen(&mut cube, |c| q.inconsistent(c));
-            let global = |l: &Lit| scope.preds.get(&l.0).is_some_and(|p| p.1);
+            let global = |l: &Lit| scope.preds.get(&l.0).is_some_and(|p| p.global);
             let mixed = cube.iter().any(global) && !cube.iter().all(global);
-            if !mixed && !cube.is_empty() {
+            // A `\result` predicate holds no value before the `return`: not an invariant.
+            let result = cube
+                .iter()
+                .any(|l| scope.preds.get(&l.0).is_some_and(|p| p.post_only));
+            if !mixed && !result && !cube.is_empty() {
                 pass.queries += q.queries;
                 let c = Constraint {
                     proc: ins.proc.clone(),

@@ -200,6 +200,11 @@ pub fn predicates(
                 cx.add_atoms(&x, act.func, conj.origin, after, "return");
             }
         }
+        // Return predicates from the callee's own condition, carried forward to its return.
+        if let Some((r, x)) = cx.forward_to_return(c) {
+            let f = pf.acts[pf.act_of[r]].func;
+            cx.add_atoms(&x, f, conj.origin, r, "return");
+        }
     }
     cx.finish()
 }
@@ -290,6 +295,53 @@ impl Ctx<'_> {
             f
         });
         ok.get().then_some(x)
+    }
+
+    /// A callee's condition (conjunct `c`'s assume) that still holds at its activation's
+    /// `return v` — nothing in between assigns a variable it reads, and the activation makes
+    /// no call — read at the return with `\result` for `v` (a variable): the return predicate
+    /// of the Constrain paper's Fig. 3 (`a < b` until `return b`: `a < \result` in `foo`),
+    /// through which callers learn from calls. With the return step.
+    fn forward_to_return(&self, c: usize) -> Option<(usize, Expr)> {
+        let prog = self.prog;
+        let pf = self.pf;
+        let conj = &pf.conjuncts[c];
+        let a = pf.act_of[conj.origin];
+        let r = pf.acts[a].return_step?;
+        pf.acts[a].parent?;
+        let EdgeKind::Return(Some(v)) = &edge(prog, self.path[r]).kind else {
+            return None;
+        };
+        let g = &prog.functions[pf.acts[a].func.0 as usize];
+        // (The returned variable of the function's return type: `\result` stands for it.)
+        let ExprKind::Var(w) = v.kind else {
+            return None;
+        };
+        if prog.var(w).ty != g.ty.ret {
+            return None;
+        }
+        let EdgeKind::Assume(cond) = &edge(prog, self.path[conj.origin]).kind else {
+            return None;
+        };
+        if !cir::wp::mentions_var(cond, w) {
+            return None;
+        }
+        for j in conj.origin + 1..r {
+            if pf.act_of[j] != a {
+                return None;
+            }
+            match &edge(prog, self.path[j]).kind {
+                EdgeKind::Assign { lhs, .. } | EdgeKind::Havoc { lhs, .. } => match lhs.kind {
+                    ExprKind::Var(x) if !cir::wp::mentions_var(cond, x) => {}
+                    _ => return None,
+                },
+                EdgeKind::Call { .. } => return None,
+                _ => {}
+            }
+        }
+        let result = result_expr(g.ty.ret.clone());
+        let x = cir::wp::subst_vars(cond, &|x| (x == w).then(|| result.clone()));
+        Some((r, x))
     }
 
     fn add_atoms(&mut self, e: &Expr, func: FuncId, origin: usize, at: usize, kind: &str) {

@@ -18,10 +18,54 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use bp_grammar::ast::{Program as BpProgram, StmtId, StmtKind};
 use bp_grammar::trace::Valuation;
+use bp_testkit::prng::SplitMix64;
 use bp_testkit::reference::{Loc, Machine, RefProperty, Successor, possible_values};
 use cir::interp::{End, Event, Fault, Interp, Oracle};
 use cir::ir::{EdgeId, Expr, Program};
 use cir::pred::PredicateSet;
+
+/// Random choices favouring the values where programs change behaviour: bounds, zero, ±1,
+/// small numbers; sometimes anything in range. (Also used by constrain's soundness test, which
+/// includes this file.)
+#[allow(dead_code)] // not used by newton's progress test, which includes this file
+pub struct Random(pub SplitMix64);
+
+impl Oracle for Random {
+    fn value(&mut self, lo: i128, hi: i128) -> i128 {
+        let r = &mut self.0;
+        let small = |r: &mut SplitMix64| r.below(11) as i128 - 5;
+        let any = |r: &mut SplitMix64| {
+            let span = (hi - lo) as u128 + 1;
+            lo + (u128::from(r.next_u64()) % span) as i128
+        };
+        let v = if lo < 0 {
+            // Signed: extremes rarely, since most arithmetic on them overflows (undefined
+            // behaviour ends the run).
+            match r.below(20) {
+                0 => lo,
+                1 => hi,
+                2 => any(r),
+                3..=5 => r.below(200) as i128 - 100,
+                _ => small(r),
+            }
+        } else {
+            match r.below(10) {
+                0 => lo,
+                1 => hi,
+                2 => 0,
+                3..=6 => small(r),
+                7 => lo + r.below(3) as i128,
+                8 => hi - r.below(3) as i128,
+                _ => any(r),
+            }
+        };
+        v.clamp(lo, hi)
+    }
+
+    fn choose(&mut self, n: usize) -> usize {
+        self.0.below(n)
+    }
+}
 
 /// Deepest call stack checked (deeper runs stop as [`Verdict::Budget`]: the states of the
 /// caller frames multiply).
