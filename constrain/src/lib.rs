@@ -14,10 +14,11 @@
 //! |---|---|---|
 //! | assignment, havoc | the edge's `assign`/`havoc` assignment | `constrain !(a0 & a1')` |
 //! | assume (branch) | the edge's `assume` | `assume c & !(a0 & a1)` (the state does not change) |
-//! | any, when `E(a1)` alone is unsatisfiable | the procedure | `enforce !a1` |
+//! | any, when `E(a1)` (or `E(a0)`) alone is unsatisfiable | the procedure | `enforce !a1` |
 //!
-//! **Strengthening** (§3.3): an `enforce` first — when `E(a1)` alone is unsatisfiable, literals
-//! of `a1` are dropped while it stays so, and the pass ends there (§3.3: "return immediately").
+//! **Strengthening** (§3.3): an `enforce` first — when `E(a1)` (or else `E(a0)`) alone is
+//! unsatisfiable, literals are dropped while it stays so, and the pass ends there (§3.3:
+//! "return immediately").
 //! An `enforce` never relates a global predicate to a local one (it also holds right after a
 //! call returns, before the caller's local predicates are updated — the rule c2bp follows); such
 //! a cube becomes an ordinary constraint. Otherwise literals are dropped one at a time, those of
@@ -606,30 +607,41 @@ pub fn analyze(
             pass.queries += q.queries;
             continue;
         }
-        // §3.3: an invariant first.
-        if q.inconsistent(&post) {
-            let mut cube = post.clone();
+        // §3.3: an invariant first — the state after (or, failing that, before) the transition
+        // impossible by itself.
+        let mut invariant = None;
+        for side in [&post, &pre] {
+            if !q.inconsistent(side) {
+                continue;
+            }
+            let mut cube = side.clone();
             strengthen(&mut cube, |c| q.inconsistent(c));
-            let global = |l: &Lit| scope.preds.get(&l.0).is_some_and(|p| p.global);
+            let info = |l: &Lit| scope.preds.get(&l.0);
+            let global = |l: &Lit| info(l).is_some_and(|p| p.global);
             let mixed = cube.iter().any(global) && !cube.iter().all(global);
-            // A `\result` predicate holds no value before the `return`: not an invariant.
-            let result = cube
+            // A `\result` predicate holds no value before the `return`, a `{ret …}` temporary
+            // none but right after its call: neither is part of an invariant.
+            let transient = cube
                 .iter()
-                .any(|l| scope.preds.get(&l.0).is_some_and(|p| p.post_only));
-            if !mixed && !result && !cube.is_empty() {
-                pass.queries += q.queries;
-                let c = Constraint {
-                    proc: ins.proc.clone(),
-                    edge: None,
-                    part: None,
-                    kind: Kind::Enforce,
-                    pre: Vec::new(),
-                    post: cube,
-                };
-                tracing::debug!("enforce at {}: {}", ins.edge_name, c.clause_text());
-                pass.constraints.push(c);
+                .any(|l| info(l).is_some_and(|p| p.post_only || p.pre_only));
+            if !mixed && !transient && !cube.is_empty() {
+                invariant = Some(cube);
                 break;
             }
+        }
+        if let Some(cube) = invariant {
+            pass.queries += q.queries;
+            let c = Constraint {
+                proc: ins.proc.clone(),
+                edge: None,
+                part: None,
+                kind: Kind::Enforce,
+                pre: Vec::new(),
+                post: cube,
+            };
+            tracing::debug!("enforce at {}: {}", ins.edge_name, c.clause_text());
+            pass.constraints.push(c);
+            break;
         }
         let pre_now = pre.clone();
         strengthen(&mut post, |p| q.spurious(&pre_now, p));

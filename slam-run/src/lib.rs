@@ -179,6 +179,8 @@ pub struct RunResult {
     pub iterations: Vec<Iteration>,
     /// The predicates at the end.
     pub predicates: PredicateSet,
+    /// The constraints constrain added (re-applied to every later abstraction).
+    pub constraints: Vec<constrain::Constraint>,
     /// Wall-clock seconds (including parsing).
     pub seconds: f64,
 }
@@ -588,6 +590,7 @@ pub fn run(
         verdict,
         iterations,
         predicates: preds,
+        constraints,
         seconds: t0.elapsed().as_secs_f64(),
     })
 }

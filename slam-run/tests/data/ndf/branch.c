@@ -1,5 +1,5 @@
-// A spurious transition at an assume: with cube length 1 the branch `x + y > 4` cannot be
-// decided from x > 2 and y > 2 together.
+// Two bounds and their sum: x > 2 and y > 2 give x + y > 4, which the abstraction at cube
+// length 1 cannot relate (newton's predicate x + y <= 4 does not help): constrain does.
 extern int __VERIFIER_nondet_int(void);
 void reach_error(void);
 int main(void) {

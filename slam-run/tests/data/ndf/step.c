@@ -1,5 +1,5 @@
-// slam-algorithms.md §4, the loss enforce cannot repair: with x == y and x < y as predicates,
-// `x = x + 1` from x < y leads to x <= y, which the Cartesian abstraction loses.
+// An increment after a comparison: from x < y, `x = x + 1` leads to x <= y; newton's
+// predicates keep the same path, and constrain excludes it.
 extern int __VERIFIER_nondet_int(void);
 void reach_error(void);
 int main(void) {

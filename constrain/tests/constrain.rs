@@ -1,0 +1,251 @@
+//! Constrain on hand-made traces (issue 5 §1): the loss that no `enforce` can repair
+//! (`slam-algorithms.md` §4) gets a constraint relating the pre- and the post-state of the
+//! assignment; a branch the abstraction cannot decide gets a conjunct on its `assume`; the
+//! Constrain paper's Fig. 1 gets the transitivity invariant. In each case bebop then proves the
+//! patched program. And the `constrain` command: output, `--apply`, exit codes, bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bp_grammar::ast::Program as BpProgram;
+use constrain::{Constraint, Kind};
+
+struct Case {
+    dir: PathBuf,
+    c: PathBuf,
+    prog: cir::Program,
+    text: String,
+}
+
+/// Writes `c_text` and abstracts it with `preds` (predicate-file text) at `cube_len`.
+fn abstract_case(name: &str, c_text: &str, preds: &str, cube_len: Option<usize>) -> Case {
+    let dir = std::env::temp_dir().join(format!("constrain-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, c_text).expect("write");
+    let prog = cir::load_file(&c, &cir::LowerOptions::default()).expect("lowers");
+    let set = cir::pred::parse_predicates(preds, "p.preds", &prog).expect("predicates");
+    let opts = c2bp::Options {
+        cube_len,
+        ..c2bp::Options::default()
+    };
+    let sources = c2bp::Sources {
+        c_path: c.display().to_string(),
+        c_sha256: c2bp::sha256_hex(c_text.as_bytes()),
+        preds_path: None,
+        extra: Vec::new(),
+    };
+    let out = c2bp::abstract_program(&prog, &set, &opts, &sources).expect("abstracts");
+    Case {
+        dir,
+        c,
+        prog,
+        text: out.text,
+    }
+}
+
+fn parse(text: &str) -> BpProgram {
+    bp_grammar::parse_and_check(text, &bp_grammar::ParseOptions::default())
+        .unwrap_or_else(|d| panic!("does not check: {d:?}\n{text}"))
+}
+
+/// Alternates bebop and constrain (at most 4 passes); returns every constraint and whether
+/// bebop proved the final program.
+fn refine(case: &Case) -> (Vec<Constraint>, bool) {
+    let pts = cir::pointsto::PointsTo::analyze(&case.prog);
+    let mut bp = parse(&case.text);
+    let mut all = Vec::new();
+    for _ in 0..4 {
+        let res = bebop::verify(&bp, &bebop::Options::default()).expect("bebop runs");
+        let Some(trace) = res.verdict.trace() else {
+            return (all, true);
+        };
+        let pass = constrain::analyze(&case.prog, &pts, &bp, trace, &constrain::Options::default())
+            .expect("constrain runs");
+        if pass.constraints.is_empty() {
+            return (all, false);
+        }
+        assert_eq!(
+            constrain::apply(&mut bp, &pass.constraints),
+            pass.constraints.len(),
+            "every constraint applies to the program it came from"
+        );
+        all.extend(pass.constraints);
+        // The patched program re-parses and passes the checker.
+        bp = parse(&bp_grammar::print::print(&bp));
+    }
+    let safe = bebop::verify(&bp, &bebop::Options::default())
+        .expect("bebop runs")
+        .verdict
+        .trace()
+        .is_none();
+    (all, safe)
+}
+
+const STEP: &str = "extern int __VERIFIER_nondet_int(void);
+void reach_error(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int y = __VERIFIER_nondet_int();
+  if (x < y) {
+    x = x + 1;
+    if (!(x == y) && !(x < y)) reach_error();
+  }
+  return 0;
+}
+";
+
+#[test]
+fn the_loss_enforce_cannot_repair_gets_a_transition_constraint() {
+    let case = abstract_case("step", STEP, "function main:\nx == y\nx < y\n", Some(3));
+    let (cs, safe) = refine(&case);
+    // On `x = x + 1`: from x < y, not to x != y & !(x < y) — a state consistent by itself, so
+    // no enforce could exclude it.
+    let wanted = cs.iter().any(|c| {
+        c.kind == Kind::Constrain
+            && c.part.as_deref() == Some("assign")
+            && c.pre == vec![("{x < y}".to_string(), true)]
+            && c.post
+                == vec![
+                    ("{x < y}".to_string(), false),
+                    ("{x == y}".to_string(), false),
+                ]
+    });
+    assert!(wanted, "{}", constrain::constraints_text(&cs));
+    assert!(
+        cs.iter().all(|c| c.kind != Kind::Enforce),
+        "{}",
+        constrain::constraints_text(&cs)
+    );
+    assert!(safe, "bebop still finds the error");
+    let _ = std::fs::remove_dir_all(&case.dir);
+}
+
+const BRANCH: &str = "extern int __VERIFIER_nondet_int(void);
+void reach_error(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int y = __VERIFIER_nondet_int();
+  if (x > 2) {
+    if (y > 2) {
+      if (x + y <= 4) reach_error();
+    }
+  }
+  return 0;
+}
+";
+
+#[test]
+fn an_undecided_branch_gets_an_assume_conjunct() {
+    let case = abstract_case("branch", BRANCH, "function main:\nx > 2\ny > 2\n", Some(1));
+    assert!(
+        case.text.contains("assume T;"),
+        "the branch is undecided at cube length 1:\n{}",
+        case.text
+    );
+    let (cs, safe) = refine(&case);
+    assert!(
+        cs.iter().any(|c| c.kind == Kind::Assume
+            && c.part.as_deref() == Some("cond")
+            && c.pre.contains(&("{x > 2}".to_string(), true))
+            && c.pre.contains(&("{y > 2}".to_string(), true))),
+        "{}",
+        constrain::constraints_text(&cs)
+    );
+    assert!(safe, "bebop still finds the error");
+    let _ = std::fs::remove_dir_all(&case.dir);
+}
+
+const FIG1: &str = "extern int __VERIFIER_nondet_int(void);
+void reach_error(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int y = __VERIFIER_nondet_int();
+  int z = __VERIFIER_nondet_int();
+  if (x < y) {
+    if (y < z) {
+      if (!(x < z)) reach_error();
+    }
+  }
+  return 0;
+}
+";
+
+const FIG1_PREDS: &str = "function main:\nx < y\ny < z\nx < z\n";
+
+#[test]
+fn fig1_gets_the_transitivity_invariant() {
+    let case = abstract_case("fig1", FIG1, FIG1_PREDS, Some(3));
+    let (cs, safe) = refine(&case);
+    let invariant = Constraint {
+        proc: "main".into(),
+        edge: None,
+        part: None,
+        kind: Kind::Enforce,
+        pre: Vec::new(),
+        post: vec![
+            ("{x < y}".into(), true),
+            ("{x < z}".into(), false),
+            ("{y < z}".into(), true),
+        ],
+    };
+    assert_eq!(cs, vec![invariant], "{}", constrain::constraints_text(&cs));
+    assert!(safe);
+    let _ = std::fs::remove_dir_all(&case.dir);
+}
+
+fn constrain_cmd(args: &[&Path]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_constrain"))
+        .args(args)
+        .output()
+        .expect("constrain runs")
+}
+
+#[test]
+fn the_command_prints_applies_and_rejects_bad_input() {
+    let case = abstract_case("cli", FIG1, FIG1_PREDS, Some(3));
+    let bp_file = case.dir.join("fig1.bp");
+    std::fs::write(&bp_file, &case.text).expect("write");
+    let bp = parse(&case.text);
+    let res = bebop::verify(&bp, &bebop::Options::default()).expect("bebop runs");
+    let trace = res.verdict.trace().expect("an error trace");
+    let trace_file = case.dir.join("t.json");
+    std::fs::write(&trace_file, trace.to_json()).expect("write");
+    let out_bp = case.dir.join("out.bp");
+    let out = Command::new(env!("CARGO_BIN_EXE_constrain"))
+        .arg(&case.c)
+        .arg(&bp_file)
+        .arg(&trace_file)
+        .arg("--apply")
+        .arg(&out_bp)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("main enforce: !({x < y} & !{x < z} & {y < z})"),
+        "{stdout}"
+    );
+    let patched = parse(&std::fs::read_to_string(&out_bp).expect("written"));
+    assert!(
+        bebop::verify(&patched, &bebop::Options::default())
+            .expect("bebop runs")
+            .verdict
+            .trace()
+            .is_none()
+    );
+    // Bad input: a missing file, a .bp of another C file — one line, exit 2.
+    let missing = case.dir.join("missing.json");
+    let out = constrain_cmd(&[&case.c, &bp_file, &missing]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("missing.json"), "{err}");
+    let other = case.dir.join("other.c");
+    std::fs::write(&other, FIG1.replace("x < y", "y < x")).expect("write");
+    let out = constrain_cmd(&[&other, &bp_file, &trace_file]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not abstracted from this C file"), "{err}");
+    let _ = std::fs::remove_dir_all(&case.dir);
+}

@@ -1,0 +1,167 @@
+//! The NDF suite (issue 5, acceptance 1–3): programs on which refinement by new predicates
+//! alone stops making a difference — `--constrain off` really ends `UNKNOWN (no difference
+//! found)`, checked — and `lazy` proves them (TRUE), through the library. Each has a mutant
+//! with a reachable error (one checked edit of its text) that is FALSE, with a counterexample
+//! replayed on the concrete interpreter, in every mode (off, lazy, eager).
+//!
+//! - `fig1.c`: the Constrain paper's Fig. 1 (transitivity), default options; the constraints
+//!   exclude the abstract state `x<y ∧ y<z ∧ ¬(x<z)`.
+//! - `chain4.c`: transitivity along four variables.
+//! - `fig3.c`: the paper's Fig. 3 (a call and its return) at cube length 1: a constraint on the
+//!   statement after the call relates the return temporary to the caller's predicates; with
+//!   the default options it is TRUE without constrain.
+//! - `branch.c`: bounds and their sum at cube length 1.
+//! - `step.c`: an increment after a comparison.
+
+use std::path::{Path, PathBuf};
+
+use cir::pred::PredicateSet;
+use slam_run::{ConstrainMode, Verdict};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/ndf")
+        .join(name)
+}
+
+/// Runs the loop on C text (written to a temporary file named after `name`).
+fn run_text(
+    name: &str,
+    text: &str,
+    cube_len: Option<usize>,
+    mode: ConstrainMode,
+) -> slam_run::RunResult {
+    let dir = std::env::temp_dir().join(format!("slam-ndf-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
+    let cfg = slam_run::Config {
+        c2bp: c2bp::Options {
+            cube_len,
+            ..c2bp::Options::default()
+        },
+        constrain: mode,
+        max_iterations: 30,
+        ..slam_run::Config::default()
+    };
+    let r = slam_run::run(
+        &prog,
+        &path,
+        text.as_bytes(),
+        PredicateSet::default(),
+        &cfg,
+        &mut |_| {},
+    )
+    .expect("runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    r
+}
+
+/// One program of the suite: off ends in NDF, lazy proves it; returns lazy's result.
+fn ndf_then_true(name: &str, cube_len: Option<usize>) -> slam_run::RunResult {
+    let text = std::fs::read_to_string(data(name)).expect("read");
+    let off = run_text(name, &text, cube_len, ConstrainMode::Off);
+    match &off.verdict {
+        Verdict::Unknown(r) if r.starts_with("no difference found") => {}
+        v => panic!("{name}: --constrain off should reach NDF, got {}", v.line()),
+    }
+    let lazy = run_text(name, &text, cube_len, ConstrainMode::Lazy);
+    assert!(
+        matches!(lazy.verdict, Verdict::True),
+        "{name}: --constrain lazy: {}",
+        lazy.verdict.line()
+    );
+    assert!(!lazy.constraints.is_empty(), "{name}: no constraint");
+    lazy
+}
+
+/// The mutant (`from` replaced by `to`, once) is FALSE with a replayed counterexample in every
+/// mode.
+fn mutant_is_false(name: &str, cube_len: Option<usize>, from: &str, to: &str) {
+    let text = std::fs::read_to_string(data(name)).expect("read");
+    assert_eq!(text.matches(from).count(), 1, "{name}: the edit `{from}`");
+    let text = text.replace(from, to);
+    for mode in [
+        ConstrainMode::Off,
+        ConstrainMode::Lazy,
+        ConstrainMode::Eager,
+    ] {
+        let r = run_text(&format!("mutant-{name}"), &text, cube_len, mode);
+        match &r.verdict {
+            Verdict::False(cex) => assert!(!cex.steps.is_empty(), "{name}: empty counterexample"),
+            v => panic!("{name} mutant, {mode:?}: expected FALSE, got {}", v.line()),
+        }
+    }
+}
+
+fn lits(c: &constrain::Constraint) -> Vec<(String, bool)> {
+    c.pre.iter().chain(&c.post).cloned().collect()
+}
+
+#[test]
+fn fig1_transitivity() {
+    let r = ndf_then_true("fig1.c", Some(3));
+    // Some constraint excludes x<y ∧ y<z ∧ ¬(x<z): each of its literals holds there.
+    let holds_there = |(n, v): &(String, bool)| {
+        matches!(
+            (n.as_str(), *v),
+            ("{x < y}", true)
+                | ("{y <= x}", false)
+                | ("{y < z}", true)
+                | ("{z <= y}", false)
+                | ("{x < z}", false)
+                | ("{z <= x}", true)
+        )
+    };
+    assert!(
+        r.constraints
+            .iter()
+            .any(|c| !lits(c).is_empty() && lits(c).iter().all(holds_there)),
+        "no constraint excludes x<y & y<z & !(x<z): {}",
+        constrain::constraints_text(&r.constraints)
+    );
+    mutant_is_false("fig1.c", Some(3), "if (!(x < z))", "if (!(x + 2 < z))");
+}
+
+#[test]
+fn chain_of_four() {
+    ndf_then_true("chain4.c", Some(3));
+    mutant_is_false("chain4.c", Some(3), "if (!(x < w))", "if (!(x + 3 < w))");
+}
+
+#[test]
+fn fig3_call_and_return() {
+    let r = ndf_then_true("fig3.c", Some(1));
+    assert!(
+        r.constraints.iter().any(|c| {
+            c.kind == constrain::Kind::Constrain
+                && c.proc == "main"
+                && lits(c).iter().any(|(n, _)| n.starts_with("{ret "))
+                && lits(c).iter().any(|(n, _)| !n.starts_with("{ret "))
+        }),
+        "no constraint relates the return temporary to main's predicates: {}",
+        constrain::constraints_text(&r.constraints)
+    );
+    let text = std::fs::read_to_string(data("fig3.c")).expect("read");
+    let default = run_text("fig3.c", &text, Some(3), ConstrainMode::Lazy);
+    assert!(matches!(default.verdict, Verdict::True));
+    mutant_is_false("fig3.c", Some(1), "if (!(x < z))", "if (!(x + 2 < z))");
+}
+
+#[test]
+fn bounds_and_their_sum() {
+    ndf_then_true("branch.c", Some(1));
+    mutant_is_false("branch.c", Some(1), "if (x + y <= 4)", "if (x + y <= 6)");
+}
+
+#[test]
+fn increment_after_comparison() {
+    ndf_then_true("step.c", Some(3));
+    mutant_is_false(
+        "step.c",
+        Some(3),
+        "if (!(x == y) && !(x < y))",
+        "if (!(x + 1 == y) && !(x < y))",
+    );
+}
