@@ -138,6 +138,13 @@ impl Constraint {
                 lits.push(lit(l, primed));
             }
         }
+        // One literal: its negation (`!!{x > 0}` reads badly).
+        if let [one] = lits.as_slice() {
+            return match one {
+                BpExpr::Not(inner, _) => (**inner).clone(),
+                e => BpExpr::Not(Box::new(e.clone()), Span::NONE),
+            };
+        }
         let cube = lits
             .into_iter()
             .reduce(|a, b| BpExpr::Binary(BpBin::And, Box::new(a), Box::new(b), Span::NONE))
@@ -187,8 +194,23 @@ pub enum ConstrainError {
     BadPredicate(String, String),
 }
 
+/// What a `.bp` statement of an instruction does to the C state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Role {
+    /// The edge's own transition (assignment, havoc, assume, return).
+    Edge,
+    /// A call's `actuals` statement: sets the `{arg …}` temporaries; the C state is unchanged.
+    Actuals,
+    /// A call's `effects` statement, after the call: re-reads the caller's predicates the call
+    /// may change (its targets) in the state the call left; that state is unchanged here.
+    Effects(HashSet<String>),
+}
+
 /// One traversal of a C edge in the trace: the statement that carries its transition.
 struct Instr {
+    /// The step of that statement (instructions are examined in trace order).
+    step: usize,
+    role: Role,
     proc: String,
     func: FuncId,
     edge: cir::ir::EdgeId,
@@ -208,11 +230,24 @@ struct PredInfo {
     expr: Expr,
     /// A global predicate.
     global: bool,
-    /// Meaningful only before the instruction (a call's `{ret …}` temporary, read in the caller
-    /// right after the call).
-    pre_only: bool,
-    /// A `\result` predicate: meaningful only after a `return`.
-    post_only: bool,
+    /// A `\result` predicate.
+    result: bool,
+    /// Its value describes the C state before the instruction.
+    pre: bool,
+    /// Its value describes the C state after the instruction.
+    post: bool,
+}
+
+impl PredInfo {
+    fn new(expr: Expr, global: bool, result: bool) -> PredInfo {
+        PredInfo {
+            expr,
+            global,
+            result,
+            pre: true,
+            post: true,
+        }
+    }
 }
 
 /// The predicates behind the Boolean variables of one procedure's scope.
@@ -232,15 +267,7 @@ fn scopes(prog: &Program, bp: &BpProgram) -> Result<HashMap<String, Scope>, Cons
             let Some(t) = inner(&v.name) else { continue };
             let p = parse_predicate(t, PredScope::Global, prog)
                 .map_err(|(_, m)| ConstrainError::BadPredicate(v.name.clone(), m))?;
-            globals.insert(
-                v.name.clone(),
-                PredInfo {
-                    expr: p.expr,
-                    global: true,
-                    pre_only: false,
-                    post_only: false,
-                },
-            );
+            globals.insert(v.name.clone(), PredInfo::new(p.expr, true, false));
             // (Globals are always predicates; c2bp's temporaries are locals.)
         }
     }
@@ -261,15 +288,7 @@ fn scopes(prog: &Program, bp: &BpProgram) -> Result<HashMap<String, Scope>, Cons
             // `{ret …}` temporary is read right after its call, see `instruction_scope`).
             if let Ok(p) = parse_predicate(t, PredScope::Function(f.id), prog) {
                 let result = p.is_return_predicate();
-                preds.insert(
-                    v.name.clone(),
-                    PredInfo {
-                        expr: p.expr,
-                        global: false,
-                        pre_only: false,
-                        post_only: result,
-                    },
-                );
+                preds.insert(v.name.clone(), PredInfo::new(p.expr, false, result));
             }
         }
         out.insert(proc.name.name.clone(), Scope { preds });
@@ -285,7 +304,7 @@ fn instructions(
 ) -> Result<Vec<Instr>, ConstrainError> {
     // The first statement of each edge's block, per procedure, and the statements' kinds.
     let mut entries: HashSet<(String, bp_grammar::ast::StmtId)> = HashSet::new();
-    let mut kinds: HashMap<(String, bp_grammar::ast::StmtId), bool> = HashMap::new();
+    let mut stmts: HashMap<(String, bp_grammar::ast::StmtId), &Stmt> = HashMap::new();
     for p in &bp.procs {
         let mut seen = HashSet::new();
         for (id, s) in p.stmts_preorder() {
@@ -294,12 +313,12 @@ fn instructions(
             {
                 entries.insert((p.name.name.clone(), id));
             }
-            kinds.insert(
-                (p.name.name.clone(), id),
-                matches!(s.kind, StmtKind::Assign { .. } | StmtKind::Assume(_)),
-            );
+            stmts.insert((p.name.name.clone(), id), s);
         }
     }
+    let kind_of = |proc: &str, id: Option<bp_grammar::ast::StmtId>| {
+        id.and_then(|id| stmts.get(&(proc.to_string(), id)).map(|s| &s.kind))
+    };
     let mut out: Vec<Instr> = Vec::new();
     // The steps of the instruction being read: (first step, its steps).
     let mut cur: Option<(usize, Vec<usize>)> = None;
@@ -331,9 +350,10 @@ fn instructions(
                 let others_still = steps
                     .iter()
                     .all(|&k| k == j || trace.steps[k].before == trace.steps[k].after);
-                let carries = st
-                    .stmt
-                    .is_some_and(|id| kinds.get(&(st.proc.clone(), id)) == Some(&true));
+                let carries = matches!(
+                    kind_of(&st.proc, st.stmt),
+                    Some(StmtKind::Assign { .. } | StmtKind::Assume(_))
+                );
                 (
                     want.to_string(),
                     st.before.clone(),
@@ -349,6 +369,8 @@ fn instructions(
             ),
         };
         out.push(Instr {
+            step: carrier.unwrap_or(first),
+            role: Role::Edge,
             proc: s0.proc.clone(),
             func: edge.func,
             edge,
@@ -361,6 +383,41 @@ fn instructions(
         Ok(())
     };
     for (i, step) in trace.steps.iter().enumerate() {
+        // A call's `actuals` and `effects` statements are instructions of their own.
+        if step.kind == StepKind::Stmt
+            && let (Some(name), Some(part @ ("actuals" | "effects"))) =
+                (step.annotations.get("edge"), step.annotations.get("part"))
+            && let Some(edge) = c2bp::trace::edge_by_name(prog, name)
+            && let EdgeKind::Call { callee, .. } =
+                &prog.functions[edge.func.0 as usize].edges[edge.index as usize].kind
+            && !matches!(callee, cir::ir::Callee::Indirect(_))
+            && let Some(StmtKind::Assign { lhs, .. }) = kind_of(&step.proc, step.stmt)
+        {
+            let role = if part == "actuals" {
+                Role::Actuals
+            } else {
+                Role::Effects(
+                    lhs.iter()
+                        .filter_map(|l| match l {
+                            bp_grammar::ast::Lhs::Var(v) => Some(v.name.clone()),
+                            bp_grammar::ast::Lhs::Discard(_) => None,
+                        })
+                        .collect(),
+                )
+            };
+            out.push(Instr {
+                step: i,
+                role,
+                proc: step.proc.clone(),
+                func: edge.func,
+                edge,
+                edge_name: name.to_string(),
+                part: part.to_string(),
+                before: step.before.clone(),
+                after: step.after.clone(),
+                single: true,
+            });
+        }
         let in_block = step.kind == StepKind::Stmt && step.annotations.get("edge").is_some();
         let is_entry = step.kind == StepKind::Stmt
             && step
@@ -386,6 +443,7 @@ fn instructions(
         }
     }
     flush(&mut cur, &mut out)?;
+    out.sort_by_key(|ins| ins.step);
     Ok(out)
 }
 
@@ -432,6 +490,9 @@ impl Question<'_> {
                 phi,
                 &cir::wp::convert(v, &self.ret_ty),
             )),
+            // The `actuals` and `effects` statements of a call: the C state does not change
+            // there (the predicates after it describe the same state).
+            EdgeKind::Call { .. } => Some(phi.clone()),
             _ => None,
         }
     }
@@ -477,48 +538,38 @@ fn strengthen(lits: &mut Vec<Lit>, mut still: impl FnMut(&[Lit]) -> bool) {
     }
 }
 
-/// The literals of a valuation over the predicates of `scope` meaningful before (`pre`) or
-/// after the instruction (`\result` predicates only after a `return`: `returning`).
-fn literals(v: &Valuation, scope: &Scope, pre: bool, returning: bool) -> Vec<Lit> {
+/// The literals of a valuation over the predicates of `scope` whose values describe the C
+/// state before (`pre`) or after the instruction.
+fn literals(v: &Valuation, scope: &Scope, pre: bool) -> Vec<Lit> {
     v.iter()
         .filter(|(n, _)| {
-            scope.preds.get(*n).is_some_and(|p| {
-                if pre {
-                    !p.post_only
-                } else {
-                    !p.pre_only && (returning || !p.post_only)
-                }
-            })
+            scope
+                .preds
+                .get(*n)
+                .is_some_and(|p| if pre { p.pre } else { p.post })
         })
         .map(|(n, b)| (n.clone(), *b))
         .collect()
 }
 
-/// The scope of an instruction at `edge`: its procedure's predicates, plus the `{ret …}`
-/// temporaries of the call right before it (c2bp reads them only at an edge whose one
-/// incoming edge is the call; they describe the state right after the call).
-fn instruction_scope(
+/// The temporaries of call edge `call` (`{ret …}` or `{arg …}` per `ret`) among `names`, with
+/// their meaning in the caller ([`c2bp::emit::caller_reading`]).
+fn call_temps<'n>(
     prog: &Program,
-    base: &Scope,
-    edge: cir::ir::EdgeId,
-    valuation: &Valuation,
-) -> Scope {
-    let f = &prog.functions[edge.func.0 as usize];
-    let e = &f.edges[edge.index as usize];
-    let incoming: Vec<&cir::ir::Edge> = f.edges.iter().filter(|x| x.to == e.from).collect();
-    let mut scope = base.clone();
-    let [call] = incoming.as_slice() else {
-        return scope;
-    };
+    call: &cir::ir::Edge,
+    ret_temps: bool,
+    names: impl Iterator<Item = &'n String>,
+) -> Vec<(String, Expr)> {
     let EdgeKind::Call { ret, args, .. } = &call.kind else {
-        return scope;
+        return Vec::new();
     };
     let call_name = prog.edge_name(call.id);
-    for name in valuation.keys() {
+    let mut out = Vec::new();
+    for name in names {
         let Some(t) = c2bp::emit::CallTemp::parse(name) else {
             continue;
         };
-        if !t.ret || t.edge != call_name {
+        if t.ret != ret_temps || t.edge != call_name {
             continue;
         }
         let Some(g) = prog.function(&t.callee) else {
@@ -527,15 +578,68 @@ fn instruction_scope(
         let Ok(p) = parse_predicate(&t.text, PredScope::Function(g.id), prog) else {
             continue;
         };
-        scope.preds.insert(
+        let ret = if ret_temps { *ret } else { None };
+        out.push((
             name.clone(),
-            PredInfo {
-                expr: c2bp::emit::caller_reading(prog, g, *ret, args, &p.expr),
-                global: false,
-                pre_only: true,
-                post_only: false,
-            },
-        );
+            c2bp::emit::caller_reading(prog, g, ret, args, &p.expr),
+        ));
+    }
+    out
+}
+
+/// The scope of an instruction: its procedure's predicates, each marked with whether its
+/// value describes the C state before and after the instruction, plus the call temporaries
+/// that mean something there:
+/// - `\result` predicates hold a value only after a `return`;
+/// - the `{ret …}` temporaries of a call describe the state right after it: at the `effects`
+///   statement of that call, and at an edge whose one incoming edge is the call (where c2bp
+///   reads them);
+/// - a call's `{arg …}` temporaries are set by its `actuals` statement (after it);
+/// - the targets of an `effects` statement held values of the state before the call.
+fn instruction_scope(prog: &Program, base: &Scope, ins: &Instr) -> Scope {
+    let f = &prog.functions[ins.edge.func.0 as usize];
+    let e = &f.edges[ins.edge.index as usize];
+    let mut scope = base.clone();
+    let returning = ins.role == Role::Edge && matches!(e.kind, EdgeKind::Return(_));
+    for p in scope.preds.values_mut() {
+        if p.result {
+            p.pre = false;
+            p.post = returning;
+        }
+    }
+    let mut add = |temps: Vec<(String, Expr)>, pre: bool, post: bool| {
+        for (name, expr) in temps {
+            scope.preds.insert(
+                name,
+                PredInfo {
+                    expr,
+                    global: false,
+                    result: false,
+                    pre,
+                    post,
+                },
+            );
+        }
+    };
+    let names = ins.before.keys();
+    match &ins.role {
+        Role::Effects(targets) => {
+            add(call_temps(prog, e, true, names), true, false);
+            for t in targets {
+                if let Some(p) = scope.preds.get_mut(t) {
+                    p.pre = false;
+                }
+            }
+        }
+        Role::Actuals | Role::Edge => {
+            if ins.role == Role::Actuals {
+                add(call_temps(prog, e, false, ins.after.keys()), false, true);
+            }
+            let incoming: Vec<&cir::ir::Edge> = f.edges.iter().filter(|x| x.to == e.from).collect();
+            if let [call] = incoming.as_slice() {
+                add(call_temps(prog, call, true, names), true, false);
+            }
+        }
     }
     scope
 }
@@ -586,7 +690,7 @@ pub fn analyze(
         let Some(base) = scopes.get(&ins.proc) else {
             continue;
         };
-        let scope = &instruction_scope(prog, base, ins.edge, &ins.before);
+        let scope = &instruction_scope(prog, base, ins);
         let f = &prog.functions[ins.edge.func.0 as usize];
         let e = &f.edges[ins.edge.index as usize];
         pass.examined += 1;
@@ -599,9 +703,8 @@ pub fn analyze(
             scope,
             queries: 0,
         };
-        let returning = matches!(e.kind, EdgeKind::Return(_));
-        let mut pre = literals(&ins.before, scope, true, returning);
-        let mut post = literals(&ins.after, scope, false, returning);
+        let mut pre = literals(&ins.before, scope, true);
+        let mut post = literals(&ins.after, scope, false);
         let spurious = q.spurious(&pre, &post);
         if !spurious {
             pass.queries += q.queries;
@@ -619,11 +722,13 @@ pub fn analyze(
             let info = |l: &Lit| scope.preds.get(&l.0);
             let global = |l: &Lit| info(l).is_some_and(|p| p.global);
             let mixed = cube.iter().any(global) && !cube.iter().all(global);
-            // A `\result` predicate holds no value before the `return`, a `{ret …}` temporary
-            // none but right after its call: neither is part of an invariant.
-            let transient = cube
-                .iter()
-                .any(|l| info(l).is_some_and(|p| p.post_only || p.pre_only));
+            // A `\result` predicate holds no value before the `return`, a call temporary none
+            // but around its call: neither is part of an invariant.
+            let transient = cube.iter().any(|l| {
+                info(l).is_some_and(|p| {
+                    p.result || c2bp::emit::CallTemp::parse(&l.0).is_some() || !(p.pre && p.post)
+                })
+            });
             if !mixed && !transient && !cube.is_empty() {
                 invariant = Some(cube);
                 break;

@@ -19,6 +19,16 @@ struct Case {
 
 /// Writes `c_text` and abstracts it with `preds` (predicate-file text) at `cube_len`.
 fn abstract_case(name: &str, c_text: &str, preds: &str, cube_len: Option<usize>) -> Case {
+    abstract_with(name, c_text, preds, cube_len, false)
+}
+
+fn abstract_with(
+    name: &str,
+    c_text: &str,
+    preds: &str,
+    cube_len: Option<usize>,
+    havoc_all: bool,
+) -> Case {
     let dir = std::env::temp_dir().join(format!("constrain-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let c = dir.join(format!("{name}.c"));
@@ -27,6 +37,7 @@ fn abstract_case(name: &str, c_text: &str, preds: &str, cube_len: Option<usize>)
     let set = cir::pred::parse_predicates(preds, "p.preds", &prog).expect("predicates");
     let opts = c2bp::Options {
         cube_len,
+        havoc_all,
         ..c2bp::Options::default()
     };
     let sources = c2bp::Sources {
@@ -52,10 +63,14 @@ fn parse(text: &str) -> BpProgram {
 /// Alternates bebop and constrain (at most 4 passes); returns every constraint and whether
 /// bebop proved the final program.
 fn refine(case: &Case) -> (Vec<Constraint>, bool) {
+    refine_passes(case, 4)
+}
+
+fn refine_passes(case: &Case, passes: usize) -> (Vec<Constraint>, bool) {
     let pts = cir::pointsto::PointsTo::analyze(&case.prog);
     let mut bp = parse(&case.text);
     let mut all = Vec::new();
-    for _ in 0..4 {
+    for _ in 0..passes {
         let res = bebop::verify(&bp, &bebop::Options::default()).expect("bebop runs");
         let Some(trace) = res.verdict.trace() else {
             return (all, true);
@@ -191,6 +206,56 @@ fn fig1_gets_the_transitivity_invariant() {
     };
     assert_eq!(cs, vec![invariant], "{}", constrain::constraints_text(&cs));
     assert!(safe);
+    let _ = std::fs::remove_dir_all(&case.dir);
+}
+
+const CALL: &str = "extern int __VERIFIER_nondet_int(void);
+void reach_error(void);
+int g;
+int check(int a) {
+  if (a <= 0) reach_error();
+  return a;
+}
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int r;
+  if (x > 0) {
+    r = check(x);
+    if (r <= 0) reach_error();
+  }
+  return 0;
+}
+";
+
+#[test]
+fn calls_get_constraints_on_actuals_and_returns() {
+    // With `--havoc-all` every update is `*`: the actual parameter's predicate, the returned
+    // predicate and the caller's reading of it are all spurious somewhere.
+    let case = abstract_with(
+        "call",
+        CALL,
+        "function check:\na > 0\n\\result > 0\nfunction main:\nx > 0\nr > 0\n",
+        Some(3),
+        true,
+    );
+    let (cs, safe) = refine_passes(&case, 12);
+    let parts: std::collections::BTreeSet<&str> =
+        cs.iter().filter_map(|c| c.part.as_deref()).collect();
+    for part in ["actuals", "return"] {
+        assert!(
+            parts.contains(part),
+            "no constraint on a `{part}` statement: {}",
+            constrain::constraints_text(&cs)
+        );
+    }
+    // The caller reads the returned predicate right after the call.
+    assert!(
+        cs.iter()
+            .any(|c| c.proc == "main" && c.pre.iter().any(|(n, _)| n.starts_with("{ret main#"))),
+        "{}",
+        constrain::constraints_text(&cs)
+    );
+    assert!(safe, "{}", constrain::constraints_text(&cs));
     let _ = std::fs::remove_dir_all(&case.dir);
 }
 

@@ -29,6 +29,7 @@ fn constraints_never_exclude_a_concrete_step() {
     let dir = std::env::temp_dir().join(format!("constrain-soundness-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (mut traces, mut constraints, mut runs, mut covered) = (0, 0, 0, 0);
+    let mut by_part: std::collections::BTreeMap<String, usize> = Default::default();
     for seed in 0..seeds {
         let g = programs::generate(seed);
         let c = dir.join(format!("gen{seed}.c"));
@@ -86,6 +87,11 @@ fn constraints_never_exclude_a_concrete_step() {
                 continue;
             }
             constraints += found.len();
+            for c in &found {
+                *by_part
+                    .entry(c.part.clone().unwrap_or_else(|| "enforce".into()))
+                    .or_default() += 1;
+            }
             let Ok(checker) = Checker::new(&prog, &preds, &bp) else {
                 continue;
             };
@@ -109,8 +115,8 @@ fn constraints_never_exclude_a_concrete_step() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!(
-        "constrain soundness: {traces} traces, {constraints} constraints, {runs} concrete runs \
-         ({covered} covered to their end)"
+        "constrain soundness: {traces} traces, {constraints} constraints {by_part:?}, {runs} \
+         concrete runs ({covered} covered to their end)"
     );
     // The check is not vacuous: constraints were produced and runs checked against them.
     assert!(constraints > 0 && covered > 0, "nothing was checked");
