@@ -457,6 +457,11 @@ fn solver_with<'a>(rlimit: u32, assertions: impl IntoIterator<Item = &'a Bool>) 
     if rlimit > 0 {
         params.set_u32("rlimit", rlimit);
     }
+    // Z3's older simplex-based arithmetic solver: the same answers on our queries (small
+    // conjunctions of linear integer facts, checked incrementally under assumptions) at
+    // 20–30% less time than the default (c2bp on floppy_simpl3 at 47 predicates: 3.2 → 2.3 CPU
+    // s, the same `.bp`).
+    params.set_u32("smt.arith.solver", 2);
     solver.set_params(&params);
     for a in assertions {
         solver.assert(a);
