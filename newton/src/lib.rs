@@ -289,8 +289,9 @@ pub fn outcome_json(o: &Outcome) -> String {
 
 /// The predicates a Boolean program written by c2bp was built from, read back from its
 /// variable names (`{TEXT}`): global declarations are global predicates, a procedure's
-/// parameters and locals are its function's predicates. Names that do not parse as
-/// predicates of `prog` are reported in the error.
+/// parameters and locals are its function's predicates (c2bp's call temporaries, `{arg …}` and
+/// `{ret …}`, are not). Names that do not parse as predicates of `prog` are reported in the
+/// error.
 pub fn predicates_of_bp(
     prog: &Program,
     bp: &bp_grammar::ast::Program,
@@ -320,6 +321,11 @@ pub fn predicates_of_bp(
             .chain(proc.locals.iter().flat_map(|d| d.vars.iter()));
         for v in names {
             let Some(t) = inner(&v.name) else { continue };
+            // c2bp's temporaries for a call's actuals and returned predicates are not
+            // predicates of the procedure.
+            if c2bp::emit::CallTemp::parse(&v.name).is_some() {
+                continue;
+            }
             let p = parse_predicate(&t, PredScope::Function(f.id), prog)
                 .map_err(|(_, m)| format!("predicate `{t}` of `{}`: {m}", f.name))?;
             let own = set.per_function.entry(f.name.clone()).or_default();
