@@ -802,6 +802,11 @@ impl CallTemp {
             _ => return None,
         };
         let (edge, rest) = rest.split_once(' ')?;
+        // An edge name `f#k` (so a predicate such as `ret == (c ? a : b)` is not taken for one).
+        let (_, k) = edge.rsplit_once('#')?;
+        if k.is_empty() || !k.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
         let (callee, text) = rest.split_once(": ")?;
         Some(CallTemp {
             ret,

@@ -14,6 +14,9 @@
 //! |---|---|---|
 //! | assignment, havoc | the edge's `assign`/`havoc` assignment | `constrain !(a0 & a1')` |
 //! | assume (branch) | the edge's `assume` | `assume c & !(a0 & a1)` (the state does not change) |
+//! | `return v` | the `return` assignment of the `\result` predicates | `constrain !(a0 & a1')` |
+//! | call | its `actuals` assignment (`{arg …}` temporaries, read against the caller's state) | `constrain !(a0 & a1')` (the paper's `¬(a0 ∧ δ(a1'))`) |
+//! | call | its `effects` assignment (the caller's predicates the call may change, read in the state it left, with its `{ret …}` temporaries) | `constrain !(a0 & a1')` |
 //! | any, when `E(a1)` (or `E(a0)`) alone is unsatisfiable | the procedure | `enforce !a1` |
 //!
 //! **Strengthening** (§3.3): an `enforce` first — when `E(a1)` (or else `E(a0)`) alone is
@@ -31,10 +34,13 @@
 //!
 //! **Soundness.** A constraint is produced only when the solver *proves* the transition
 //! spurious (an `unknown` answer is "not spurious"); a weakest precondition that cannot be
-//! expressed drops its conjunct (fewer conditions: harder to prove spurious). Instructions whose
-//! transition is not one `.bp` statement — calls, returns and the side effects of calls — are
-//! not examined in this version (see the issue note): they are left as they are, which loses
-//! precision, never soundness.
+//! expressed drops its conjunct (fewer conditions: harder to prove spurious). Each Boolean
+//! variable is used only where its value describes the C state: a `\result` predicate after a
+//! `return`, a `{ret …}` temporary right after its call, an `{arg …}` temporary after the
+//! `actuals`, never the old value of an `effects` target. The paper's return check also uses
+//! the caller's state at the call (`ρ(E(a_c))`); this version leaves it out (weaker questions,
+//! so fewer constraints, never an unsound one). Calls through a function pointer with several
+//! possible callees are not examined.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
@@ -47,7 +53,7 @@ use cir::Program;
 use cir::ir::{EdgeKind, Expr, ExprKind, FuncId, VarId, VarInfo, VarKind};
 use cir::pointsto::PointsTo;
 use cir::pred::{PredScope, parse_predicate};
-use cir::smt::{Prover, SatAnswer, Semantics};
+use cir::smt::{Prover, SatAnswer, Semantics, Session};
 use serde::{Deserialize, Serialize};
 
 /// How a pass runs.
@@ -91,10 +97,10 @@ pub type Lit = (String, bool);
 pub struct Constraint {
     /// The procedure.
     pub proc: String,
-    /// The C edge (`f#k`) and the statement's part (`assign`, `havoc`, `cond`); `None` for an
-    /// `enforce`.
+    /// The C edge (`f#k`); `None` for an `enforce`.
     pub edge: Option<String>,
-    /// The statement's `part=` annotation.
+    /// The statement's `part=` annotation (`assign`, `havoc`, `cond`, `return`, `actuals`,
+    /// `effects`); `None` for an `enforce`.
     pub part: Option<String>,
     /// Where it goes.
     pub kind: Kind,
@@ -454,31 +460,21 @@ fn var_expr(prog: &Program, v: VarId) -> Expr {
     }
 }
 
-/// The question `Spurious` asks for one instruction, over literals.
-struct Question<'a> {
-    prover: &'a Prover<'a>,
+/// The instruction's pre-image: `Pre(i, φ)` for one predicate of the post-state (`None`: not
+/// expressible; the literal is then left out, which only weakens the question). Every
+/// instruction examined is functional once a havoc's value is a fresh variable, so
+/// `Pre(i, ¬φ) = ¬Pre(i, φ)`; an `assume`'s condition is asked separately.
+struct PreImage<'a> {
     pts: &'a PointsTo,
     kind: &'a EdgeKind,
     /// The fresh variable standing for a havoc's value.
     havoc_value: Option<Expr>,
     /// The return type of the instruction's function (for `return`).
     ret_ty: cir::types::CType,
-    scope: &'a Scope,
-    queries: u64,
 }
 
-impl Question<'_> {
-    fn lit_expr(&self, (n, v): &Lit) -> Option<Expr> {
-        let e = &self.scope.preds.get(n)?.expr;
-        Some(if *v {
-            e.clone()
-        } else {
-            c2bp::cubes::negate(e)
-        })
-    }
-
-    /// `Pre(i, φ)` for one literal of the post-state; `None`: not expressible (dropped).
-    fn pre(&self, phi: &Expr) -> Option<Expr> {
+impl PreImage<'_> {
+    fn of(&self, phi: &Expr) -> Option<Expr> {
         match self.kind {
             EdgeKind::Assign { lhs, rhs } => cir::wp::wp_assign(lhs, rhs, phi, self.pts),
             EdgeKind::Havoc { lhs, .. } => match &self.havoc_value {
@@ -496,32 +492,107 @@ impl Question<'_> {
             _ => None,
         }
     }
+}
 
-    /// Whether the formulas are proved unsatisfiable.
-    fn unsat(&mut self, fs: &[Expr]) -> bool {
+/// The questions `Spurious` asks for one instruction, in one solver session whose atoms are
+/// the conditions of the predicates (`raw`), their pre-images (`pre_image`) and an assume's
+/// condition: each question is a conjunction of literals over them.
+struct Question<'q, 's> {
+    s: &'q mut Session<'s>,
+    raw: HashMap<String, usize>,
+    pre_image: HashMap<String, usize>,
+    cond: Option<usize>,
+    queries: u64,
+}
+
+impl Question<'_, '_> {
+    /// Whether the literals are proved unsatisfiable together (`unknown`: not proved).
+    fn unsat(&mut self, lits: &[(usize, bool)]) -> bool {
         self.queries += 1;
-        self.prover.is_satisfiable(fs) == SatAnswer::Unsat
+        self.s.check(lits) == SatAnswer::Unsat
     }
 
-    /// `E(a1)` alone is unsatisfiable.
-    fn inconsistent(&mut self, post: &[Lit]) -> bool {
-        let fs: Vec<Expr> = post.iter().filter_map(|l| self.lit_expr(l)).collect();
-        fs.len() == post.len() && self.unsat(&fs)
+    /// `E(cube)` alone is unsatisfiable.
+    fn inconsistent(&mut self, cube: &[Lit]) -> bool {
+        let lits: Option<Vec<(usize, bool)>> = cube
+            .iter()
+            .map(|(n, v)| self.raw.get(n).map(|&i| (i, *v)))
+            .collect();
+        lits.is_some_and(|l| self.unsat(&l))
     }
 
     /// `E(a0) ⇒ ¬Pre(i, E(a1))` is valid.
     fn spurious(&mut self, pre: &[Lit], post: &[Lit]) -> bool {
-        let mut fs: Vec<Expr> = pre.iter().filter_map(|l| self.lit_expr(l)).collect();
-        if let EdgeKind::Assume(c) = self.kind {
-            fs.push(c.clone());
-        }
-        for l in post {
-            if let Some(p) = self.lit_expr(l).and_then(|e| self.pre(&e)) {
-                fs.push(p);
-            }
-        }
-        self.unsat(&fs)
+        let mut lits: Vec<(usize, bool)> = pre
+            .iter()
+            .filter_map(|(n, v)| self.raw.get(n).map(|&i| (i, *v)))
+            .collect();
+        lits.extend(self.cond.map(|c| (c, true)));
+        lits.extend(
+            post.iter()
+                .filter_map(|(n, v)| self.pre_image.get(n).map(|&i| (i, *v))),
+        );
+        self.unsat(&lits)
     }
+}
+
+/// `Spurious` for one instruction and, when the transition is spurious, its strengthened
+/// constraint (§3.3): an `enforce` when the state after (or, failing that, before) the
+/// transition is impossible by itself, else a clause on the instruction's statement.
+fn spurious_transition(
+    q: &mut Question<'_, '_>,
+    ins: &Instr,
+    scope: &Scope,
+    kind: &EdgeKind,
+    mut pre: Vec<Lit>,
+    mut post: Vec<Lit>,
+) -> Option<Constraint> {
+    if !q.spurious(&pre, &post) {
+        return None;
+    }
+    for side in [&post, &pre] {
+        if !q.inconsistent(side) {
+            continue;
+        }
+        let mut cube = side.clone();
+        strengthen(&mut cube, |c| q.inconsistent(c));
+        let info = |l: &Lit| scope.preds.get(&l.0);
+        let global = |l: &Lit| info(l).is_some_and(|p| p.global);
+        let mixed = cube.iter().any(global) && !cube.iter().all(global);
+        // A `\result` predicate holds no value before the `return`, a call temporary none
+        // but around its call: neither is part of an invariant.
+        let transient = cube.iter().any(|l| {
+            info(l).is_some_and(|p| {
+                p.result || c2bp::emit::CallTemp::parse(&l.0).is_some() || !(p.pre && p.post)
+            })
+        });
+        if !mixed && !transient && !cube.is_empty() {
+            return Some(Constraint {
+                proc: ins.proc.clone(),
+                edge: None,
+                part: None,
+                kind: Kind::Enforce,
+                pre: Vec::new(),
+                post: cube,
+            });
+        }
+    }
+    let pre_now = pre.clone();
+    strengthen(&mut post, |p| q.spurious(&pre_now, p));
+    let post_now = post.clone();
+    strengthen(&mut pre, |a| q.spurious(a, &post_now));
+    Some(Constraint {
+        proc: ins.proc.clone(),
+        edge: Some(ins.edge_name.clone()),
+        part: Some(ins.part.clone()),
+        kind: if matches!(kind, EdgeKind::Assume(_)) {
+            Kind::Assume
+        } else {
+            Kind::Constrain
+        },
+        pre,
+        post,
+    })
 }
 
 /// Drops literals of `lits` one at a time, keeping each drop for which `still` holds.
@@ -675,101 +746,82 @@ pub fn analyze(
         }
     }
     let prover = Prover::new(&ext, opts.sem).with_rlimit(opts.rlimit);
-    let mut pass = Pass {
-        instructions: instrs.len(),
-        ..Pass::default()
-    };
-    let mut found: HashSet<Constraint> = HashSet::new();
-    for (k, ins) in instrs.iter().enumerate() {
-        if pass.constraints.len() >= opts.max_constraints {
-            break;
-        }
-        if !ins.single {
-            continue;
-        }
-        let Some(base) = scopes.get(&ins.proc) else {
-            continue;
+    let pass = prover.with_solver(|cx| {
+        let mut pass = Pass {
+            instructions: instrs.len(),
+            ..Pass::default()
         };
-        let scope = &instruction_scope(prog, base, ins);
-        let f = &prog.functions[ins.edge.func.0 as usize];
-        let e = &f.edges[ins.edge.index as usize];
-        pass.examined += 1;
-        let mut q = Question {
-            prover: &prover,
-            pts,
-            kind: &e.kind,
-            havoc_value: havoc_values.get(&k).cloned(),
-            ret_ty: f.ty.ret.clone(),
-            scope,
-            queries: 0,
-        };
-        let mut pre = literals(&ins.before, scope, true);
-        let mut post = literals(&ins.after, scope, false);
-        let spurious = q.spurious(&pre, &post);
-        if !spurious {
-            pass.queries += q.queries;
-            continue;
-        }
-        // §3.3: an invariant first — the state after (or, failing that, before) the transition
-        // impossible by itself.
-        let mut invariant = None;
-        for side in [&post, &pre] {
-            if !q.inconsistent(side) {
-                continue;
-            }
-            let mut cube = side.clone();
-            strengthen(&mut cube, |c| q.inconsistent(c));
-            let info = |l: &Lit| scope.preds.get(&l.0);
-            let global = |l: &Lit| info(l).is_some_and(|p| p.global);
-            let mixed = cube.iter().any(global) && !cube.iter().all(global);
-            // A `\result` predicate holds no value before the `return`, a call temporary none
-            // but around its call: neither is part of an invariant.
-            let transient = cube.iter().any(|l| {
-                info(l).is_some_and(|p| {
-                    p.result || c2bp::emit::CallTemp::parse(&l.0).is_some() || !(p.pre && p.post)
-                })
-            });
-            if !mixed && !transient && !cube.is_empty() {
-                invariant = Some(cube);
+        let mut found: HashSet<Constraint> = HashSet::new();
+        for (k, ins) in instrs.iter().enumerate() {
+            if pass.constraints.len() >= opts.max_constraints {
                 break;
             }
-        }
-        if let Some(cube) = invariant {
-            pass.queries += q.queries;
-            let c = Constraint {
-                proc: ins.proc.clone(),
-                edge: None,
-                part: None,
-                kind: Kind::Enforce,
-                pre: Vec::new(),
-                post: cube,
+            if !ins.single {
+                continue;
+            }
+            let Some(base) = scopes.get(&ins.proc) else {
+                continue;
             };
-            tracing::debug!("enforce at {}: {}", ins.edge_name, c.clause_text());
-            pass.constraints.push(c);
-            break;
+            pass.examined += 1;
+            let scope = instruction_scope(prog, base, ins);
+            let f = &prog.functions[ins.edge.func.0 as usize];
+            let e = &f.edges[ins.edge.index as usize];
+            let image = PreImage {
+                pts,
+                kind: &e.kind,
+                havoc_value: havoc_values.get(&k).cloned(),
+                ret_ty: f.ty.ret.clone(),
+            };
+            let pre = literals(&ins.before, &scope, true);
+            let post = literals(&ins.after, &scope, false);
+            // The session's atoms: every predicate's condition, the pre-images, the condition.
+            let mut atoms: Vec<Expr> = Vec::new();
+            let mut raw = HashMap::new();
+            for (n, _) in pre.iter().chain(&post) {
+                if !raw.contains_key(n) {
+                    raw.insert(n.clone(), atoms.len());
+                    atoms.push(scope.preds[n].expr.clone());
+                }
+            }
+            let mut pre_image = HashMap::new();
+            for (n, _) in &post {
+                if let Some(x) = image.of(&scope.preds[n].expr) {
+                    pre_image.insert(n.clone(), atoms.len());
+                    atoms.push(x);
+                }
+            }
+            let cond = match &e.kind {
+                EdgeKind::Assume(c) => {
+                    atoms.push(c.clone());
+                    Some(atoms.len() - 1)
+                }
+                _ => None,
+            };
+            let (c, queries) = cx.session(&atoms, |s| {
+                let mut q = Question {
+                    s,
+                    raw,
+                    pre_image,
+                    cond,
+                    queries: 0,
+                };
+                let c = spurious_transition(&mut q, ins, &scope, &e.kind, pre, post);
+                (c, q.queries)
+            });
+            pass.queries += queries;
+            let Some(c) = c else { continue };
+            if c.kind == Kind::Enforce {
+                tracing::debug!("enforce at {}: {}", ins.edge_name, c.clause_text());
+                pass.constraints.push(c);
+                break;
+            }
+            tracing::debug!("spurious transition at {}: {}", ins.edge_name, c.describe());
+            if found.insert(c.clone()) {
+                pass.constraints.push(c);
+            }
         }
-        let pre_now = pre.clone();
-        strengthen(&mut post, |p| q.spurious(&pre_now, p));
-        let post_now = post.clone();
-        strengthen(&mut pre, |a| q.spurious(a, &post_now));
-        pass.queries += q.queries;
-        let c = Constraint {
-            proc: ins.proc.clone(),
-            edge: Some(ins.edge_name.clone()),
-            part: Some(ins.part.clone()),
-            kind: if matches!(e.kind, EdgeKind::Assume(_)) {
-                Kind::Assume
-            } else {
-                Kind::Constrain
-            },
-            pre,
-            post,
-        };
-        tracing::debug!("spurious transition at {}: {}", ins.edge_name, c.describe());
-        if found.insert(c.clone()) {
-            pass.constraints.push(c);
-        }
-    }
+        pass
+    });
     Ok(pass)
 }
 
@@ -834,6 +886,19 @@ pub fn apply(bp: &mut BpProgram, constraints: &[Constraint]) -> usize {
         let clause = c.clause();
         match (c.kind, &c.edge, &c.part) {
             (Kind::Enforce, _, _) => {
+                // Checked again in this program: a predicate local where the constraint was
+                // found may be global here (newton files predicates over globals as global),
+                // and an `enforce` relating a global and a local predicate also holds right
+                // after a call returns, before `effects` updates the local one.
+                let global = |(n, _): &Lit| globals.contains(n);
+                let mixed = c.post.iter().any(global) && !c.post.iter().all(global);
+                if mixed
+                    || c.post
+                        .iter()
+                        .any(|(n, _)| c2bp::emit::CallTemp::parse(n).is_some())
+                {
+                    continue;
+                }
                 proc.enforce = Some(match proc.enforce.take() {
                     Some(old) => and(old, clause),
                     None => clause,

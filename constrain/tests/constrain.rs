@@ -314,3 +314,25 @@ fn the_command_prints_applies_and_rejects_bad_input() {
     assert!(err.contains("not abstracted from this C file"), "{err}");
     let _ = std::fs::remove_dir_all(&case.dir);
 }
+
+/// An `enforce` found when both predicates were local is not re-applied to a program where one
+/// of them became global: it would also hold right after a call returns, when the callee has
+/// updated the global predicate but the caller's local one waits for its `effects` statement.
+#[test]
+fn a_reapplied_enforce_never_mixes_global_and_local_predicates() {
+    let enforce = Constraint {
+        proc: "main".into(),
+        edge: None,
+        part: None,
+        kind: Kind::Enforce,
+        pre: Vec::new(),
+        post: vec![("{g == 0}".into(), true), ("{g < 1}".into(), false)],
+    };
+    let local = "void main() begin\n  decl {g == 0}, {g < 1};\n  skip;\nend\n";
+    let mut bp = parse(local);
+    assert_eq!(constrain::apply(&mut bp, std::slice::from_ref(&enforce)), 1);
+    let mixed = "decl {g == 0};\nvoid main() begin\n  decl {g < 1};\n  skip;\nend\n";
+    let mut bp = parse(mixed);
+    assert_eq!(constrain::apply(&mut bp, std::slice::from_ref(&enforce)), 0);
+    assert!(bp.procs[0].enforce.is_none());
+}

@@ -568,7 +568,11 @@ pub fn run(
                         "no difference found; no spurious transition on the trace".into(),
                     );
                 }
-                constrain::apply(&mut bp, &pass.constraints);
+                if constrain::apply(&mut bp, &pass.constraints) == 0 {
+                    break 'run Verdict::Unknown(
+                        "no difference found; the constraints do not apply".into(),
+                    );
+                }
                 for c in pass.constraints {
                     if !constraints.contains(&c) {
                         constraints.push(c);
