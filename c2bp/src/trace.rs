@@ -10,6 +10,7 @@
 //! carries no edge. Calls and returns appear as the trace's depth.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use bp_grammar::ast::{Program as BpProgram, StmtId};
 use bp_grammar::trace::{StepKind, Trace};
@@ -134,5 +135,62 @@ pub fn ends_in_error(prog: &Program, path: &[CStep]) -> bool {
             prog.functions[s.edge.func.0 as usize].edges[s.edge.index as usize].kind,
             EdgeKind::Error { .. }
         )
+    })
+}
+
+/// What a tool that examines a bebop trace of a Boolean program c2bp wrote (newton, constrain)
+/// reads: the C program, lowered with the settings the `.bp` header records, the Boolean
+/// program and the trace.
+pub struct TraceInputs {
+    /// The C program.
+    pub prog: Program,
+    /// The Boolean program.
+    pub bp: BpProgram,
+    /// The settings of its header (checked against the C file's SHA-256).
+    pub settings: crate::HeaderSettings,
+    /// The trace.
+    pub trace: Trace,
+}
+
+/// Why the inputs cannot be read: lines to print first (the `.bp` checker's diagnostics) and a
+/// one-line message.
+#[derive(Debug, Clone)]
+pub struct InputError {
+    /// Diagnostics, rendered.
+    pub details: Vec<String>,
+    /// What is wrong, naming the file.
+    pub message: String,
+}
+
+/// Reads a C file, the Boolean program c2bp wrote for it and a trace (`bebop --trace-json`),
+/// checking that the `.bp` was abstracted from this C file (`HeaderSettings::check_source`).
+pub fn load_trace_inputs(c: &Path, bp: &Path, trace: &Path) -> Result<TraceInputs, InputError> {
+    let fail = |message: String| InputError {
+        details: Vec::new(),
+        message,
+    };
+    let read = |p: &Path| std::fs::read(p).map_err(|e| fail(format!("{}: {e}", p.display())));
+    let c_bytes = read(c)?;
+    let bp_text = String::from_utf8_lossy(&read(bp)?).into_owned();
+    let bp_prog = bp_grammar::parse_and_check(&bp_text, &bp_grammar::ParseOptions::default())
+        .map_err(|ds| InputError {
+            details: ds
+                .iter()
+                .map(|d| d.render(&bp.display().to_string()))
+                .collect(),
+            message: format!("{}: not a valid Boolean program", bp.display()),
+        })?;
+    let settings = crate::HeaderSettings::from_header(&bp_prog.header)
+        .and_then(|s| s.check_source(&c_bytes).map(|()| s))
+        .map_err(|e| fail(format!("{}: {e}", bp.display())))?;
+    let prog = cir::load_file(c, &settings.lower_options()).map_err(|e| fail(e.to_string()))?;
+    let trace_text = String::from_utf8_lossy(&read(trace)?).into_owned();
+    let trace = Trace::from_json(&trace_text)
+        .map_err(|e| fail(format!("{}: not a bebop trace: {e}", trace.display())))?;
+    Ok(TraceInputs {
+        prog,
+        bp: bp_prog,
+        settings,
+        trace,
     })
 }

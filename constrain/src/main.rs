@@ -54,10 +54,6 @@ fn fail(code: i32, msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
-fn read(p: &PathBuf) -> Result<String, ExitCode> {
-    std::fs::read_to_string(p).map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", p.display())))
-}
-
 fn main() -> ExitCode {
     let args = Args::parse();
     bp_grammar::logging::init(args.verbose, "CONSTRAIN_LOG");
@@ -67,36 +63,19 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<ExitCode, ExitCode> {
-    let c_bytes = std::fs::read(&args.c_file)
-        .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", args.c_file.display())))?;
-    let bp_text = read(&args.bp_file)?;
-    let mut bp = bp_grammar::parse_and_check(&bp_text, &bp_grammar::ParseOptions::default())
-        .map_err(|ds| {
-            for d in &ds {
-                eprintln!("{}", d.render(&args.bp_file.display().to_string()));
+    let inputs =
+        c2bp::trace::load_trace_inputs(&args.c_file, &args.bp_file, &args.trace).map_err(|e| {
+            for d in &e.details {
+                eprintln!("{d}");
             }
-            fail(
-                exit::INPUT_ERROR,
-                format!("{}: not a valid Boolean program", args.bp_file.display()),
-            )
+            fail(exit::INPUT_ERROR, e.message)
         })?;
-    let settings = c2bp::HeaderSettings::from_header(&bp.header)
-        .and_then(|s| s.check_source(&c_bytes).map(|()| s))
-        .map_err(|e| {
-            fail(
-                exit::INPUT_ERROR,
-                format!("{}: {e}", args.bp_file.display()),
-            )
-        })?;
-    let prog = cir::load_file(&args.c_file, &settings.lower_options())
-        .map_err(|e| fail(exit::INPUT_ERROR, e))?;
-    let trace_text = read(&args.trace)?;
-    let trace = bp_grammar::trace::Trace::from_json(&trace_text).map_err(|e| {
-        fail(
-            exit::INPUT_ERROR,
-            format!("{}: not a bebop trace: {e}", args.trace.display()),
-        )
-    })?;
+    let c2bp::trace::TraceInputs {
+        prog,
+        mut bp,
+        settings,
+        trace,
+    } = inputs;
     let pts = cir::pointsto::PointsTo::analyze(&prog);
     let opts = constrain::Options {
         sem: settings.sem,
