@@ -213,9 +213,9 @@ pub struct Enumerator<'a> {
 pub type Known = [Vec<(String, bool)>];
 
 /// The answer of one cube search: the cubes implying φ and ¬φ (over atom positions, in the
-/// canonical order of [`canonical_order`]), and whether the search was *complete* — not capped
-/// by [`Enumerator::max_queries`] and no `unknown` answer — so that a cube over its atoms that
-/// contains none of `pos` (resp. `neg`) is known not to imply φ (resp. ¬φ).
+/// canonical order: by length, then by literals), and whether the search was *complete* — not
+/// capped by [`Enumerator::max_queries`] and no `unknown` answer — so that a cube over its
+/// atoms that contains none of `pos` (resp. `neg`) is known not to imply φ (resp. ¬φ).
 #[derive(Debug, Clone, Default)]
 pub struct Answer {
     /// Minimal cubes implying φ.
@@ -251,7 +251,7 @@ pub fn scoped_key(func: &str, key: &str) -> String {
 
 /// The answers of earlier abstractions of a program: by exact key ([`scoped_key`] of a
 /// [`search_key`]), and, per function and φ, the keys of the complete ones — the seeds of
-/// *incremental* searches when the atoms grew (see [`Prior::seed`]).
+/// *incremental* searches when the atoms grew (a complete answer over fewer atoms).
 #[derive(Debug, Clone, Default)]
 pub struct Prior {
     answers: Memo,
