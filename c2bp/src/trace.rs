@@ -185,12 +185,122 @@ pub fn load_trace_inputs(c: &Path, bp: &Path, trace: &Path) -> Result<TraceInput
         .map_err(|e| fail(format!("{}: {e}", bp.display())))?;
     let prog = cir::load_file(c, &settings.lower_options()).map_err(|e| fail(e.to_string()))?;
     let trace_text = String::from_utf8_lossy(&read(trace)?).into_owned();
+    let trace_path = trace;
     let trace = Trace::from_json(&trace_text)
-        .map_err(|e| fail(format!("{}: not a bebop trace: {e}", trace.display())))?;
+        .map_err(|e| fail(format!("{}: not a bebop trace: {e}", trace_path.display())))?;
+    // bebop copies the program's header into the trace: a trace of another abstraction (of
+    // another C file) is refused here, not misread statement by statement.
+    if trace.header.get("sha256") != bp_prog.header.get("sha256") {
+        return Err(fail(format!(
+            "{}: not a trace of {} (its header names another C file)",
+            trace_path.display(),
+            bp.display()
+        )));
+    }
+    // Each step's statement must be the `.bp`'s statement at that place (a trace of another
+    // abstraction of the same C file would be misread otherwise).
+    let stmts: HashMap<(&str, StmtId), String> = bp_prog
+        .procs
+        .iter()
+        .flat_map(|p| {
+            p.stmts_preorder()
+                .into_iter()
+                .map(move |(id, s)| ((p.name.name.as_str(), id), bp_grammar::print_stmt_head(s)))
+        })
+        .collect();
+    for (k, st) in trace.steps.iter().enumerate() {
+        let Some(id) = st.stmt else { continue };
+        if stmts.get(&(st.proc.as_str(), id)) != Some(&st.text) {
+            return Err(fail(format!(
+                "{}: step {k} (`{}` in `{}`) is not a statement of {} there",
+                trace_path.display(),
+                st.text,
+                st.proc,
+                bp.display()
+            )));
+        }
+    }
     Ok(TraceInputs {
         prog,
         bp: bp_prog,
         settings,
         trace,
     })
+}
+
+/// One Boolean variable of a `.bp` c2bp wrote that stands for a predicate: the procedure it is
+/// declared in (`None`: a global), its name as declared, and the predicate read back from it.
+pub struct PredicateVar {
+    /// The procedure (`None`: a global variable).
+    pub proc: Option<String>,
+    /// The variable's name (`{TEXT}`).
+    pub name: String,
+    /// The predicate, parsed in the variable's scope.
+    pub pred: cir::pred::Predicate,
+}
+
+/// The predicate variables of a Boolean program c2bp wrote, read back from their names
+/// (`{TEXT}`): global declarations are global predicates, a procedure's parameters and locals
+/// its function's predicates; c2bp's call temporaries (`{arg …}`, `{ret …}`,
+/// [`crate::emit::CallTemp`]) are not predicates. A name that does not parse as a predicate of
+/// `prog` is an error naming it.
+pub fn predicate_vars_of_bp(prog: &Program, bp: &BpProgram) -> Result<Vec<PredicateVar>, String> {
+    use cir::pred::{PredScope, parse_predicate};
+    fn inner(name: &str) -> Option<&str> {
+        name.strip_prefix('{').and_then(|r| r.strip_suffix('}'))
+    }
+    let mut out = Vec::new();
+    for d in &bp.globals {
+        for v in &d.vars {
+            let Some(t) = inner(&v.name) else { continue };
+            let pred = parse_predicate(t, PredScope::Global, prog)
+                .map_err(|(_, m)| format!("global predicate `{t}`: {m}"))?;
+            out.push(PredicateVar {
+                proc: None,
+                name: v.name.clone(),
+                pred,
+            });
+        }
+    }
+    for proc in &bp.procs {
+        let Some(f) = prog.function(&proc.name.name) else {
+            continue;
+        };
+        let names = proc
+            .params
+            .iter()
+            .chain(proc.locals.iter().flat_map(|d| d.vars.iter()));
+        for v in names {
+            let Some(t) = inner(&v.name) else { continue };
+            if crate::emit::CallTemp::parse(&v.name).is_some() {
+                continue;
+            }
+            let pred = parse_predicate(t, PredScope::Function(f.id), prog)
+                .map_err(|(_, m)| format!("predicate `{t}` of `{}`: {m}", f.name))?;
+            out.push(PredicateVar {
+                proc: Some(proc.name.name.clone()),
+                name: v.name.clone(),
+                pred,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The predicates a Boolean program c2bp wrote was built from ([`predicate_vars_of_bp`]), as a
+/// predicate set (what newton uses without `--preds`).
+pub fn predicates_of_bp(prog: &Program, bp: &BpProgram) -> Result<cir::pred::PredicateSet, String> {
+    let mut set = cir::pred::PredicateSet::default();
+    for v in predicate_vars_of_bp(prog, bp)? {
+        match v.proc {
+            None => set.global.push(v.pred),
+            Some(f) => {
+                let own = set.per_function.entry(f).or_default();
+                if !own.iter().any(|q| q.text == v.pred.text) {
+                    own.push(v.pred);
+                }
+            }
+        }
+    }
+    Ok(set)
 }

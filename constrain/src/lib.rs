@@ -196,8 +196,8 @@ pub enum ConstrainError {
     #[error("trace step {0}: `edge={1}` is not an edge of the C program")]
     UnknownEdge(usize, String),
     /// A Boolean variable's name does not read as a predicate.
-    #[error("Boolean variable `{0}`: {1}")]
-    BadPredicate(String, String),
+    #[error("{0}")]
+    BadPredicate(String),
 }
 
 /// What a `.bp` statement of an instruction does to the C state.
@@ -262,42 +262,40 @@ struct Scope {
     preds: HashMap<String, PredInfo>,
 }
 
-fn inner(name: &str) -> Option<&str> {
-    name.strip_prefix('{').and_then(|r| r.strip_suffix('}'))
-}
-
+/// The predicates in scope in each procedure, by Boolean variable name (read back by
+/// [`c2bp::trace::predicate_vars_of_bp`]).
 fn scopes(prog: &Program, bp: &BpProgram) -> Result<HashMap<String, Scope>, ConstrainError> {
-    let mut globals: HashMap<String, PredInfo> = HashMap::new();
-    for d in &bp.globals {
-        for v in &d.vars {
-            let Some(t) = inner(&v.name) else { continue };
-            let p = parse_predicate(t, PredScope::Global, prog)
-                .map_err(|(_, m)| ConstrainError::BadPredicate(v.name.clone(), m))?;
-            globals.insert(v.name.clone(), PredInfo::new(p.expr, true, false));
-            // (Globals are always predicates; c2bp's temporaries are locals.)
-        }
-    }
-    let mut out = HashMap::new();
-    for proc in &bp.procs {
-        let Some(f) = prog.function(&proc.name.name) else {
-            continue;
-        };
-        let mut preds = globals.clone();
-        for v in proc
-            .params
-            .iter()
-            .chain(proc.locals.iter().flat_map(|d| d.vars.iter()))
+    let vars = c2bp::trace::predicate_vars_of_bp(prog, bp).map_err(ConstrainError::BadPredicate)?;
+    let info = |v: &c2bp::trace::PredicateVar| {
+        PredInfo::new(
+            v.pred.expr.clone(),
+            v.proc.is_none(),
+            v.pred.is_return_predicate(),
+        )
+    };
+    let globals: HashMap<String, PredInfo> = vars
+        .iter()
+        .filter(|v| v.proc.is_none())
+        .map(|v| (v.name.clone(), info(v)))
+        .collect();
+    let mut out: HashMap<String, Scope> = bp
+        .procs
+        .iter()
+        .map(|p| {
+            (
+                p.name.name.clone(),
+                Scope {
+                    preds: globals.clone(),
+                },
+            )
+        })
+        .collect();
+    for v in &vars {
+        if let Some(proc) = &v.proc
+            && let Some(scope) = out.get_mut(proc)
         {
-            let Some(t) = inner(&v.name) else { continue };
-            // c2bp's temporaries for actuals and returned predicates (`{arg f#3 p: …}`,
-            // `{ret …}`) are not predicates of this procedure's state: left out of `E` (a
-            // `{ret …}` temporary is read right after its call, see `instruction_scope`).
-            if let Ok(p) = parse_predicate(t, PredScope::Function(f.id), prog) {
-                let result = p.is_return_predicate();
-                preds.insert(v.name.clone(), PredInfo::new(p.expr, false, result));
-            }
+            scope.preds.insert(v.name.clone(), info(v));
         }
-        out.insert(proc.name.name.clone(), Scope { preds });
     }
     Ok(out)
 }
@@ -467,7 +465,7 @@ fn var_expr(prog: &Program, v: VarId) -> Expr {
 struct PreImage<'a> {
     pts: &'a PointsTo,
     kind: &'a EdgeKind,
-    /// The fresh variable standing for a havoc's value.
+    /// The fresh variable standing for a havoc's value (every havoc examined has one).
     havoc_value: Option<Expr>,
     /// The return type of the instruction's function (for `return`).
     ret_ty: cir::types::CType,
@@ -477,10 +475,9 @@ impl PreImage<'_> {
     fn of(&self, phi: &Expr) -> Option<Expr> {
         match self.kind {
             EdgeKind::Assign { lhs, rhs } => cir::wp::wp_assign(lhs, rhs, phi, self.pts),
-            EdgeKind::Havoc { lhs, .. } => match &self.havoc_value {
-                Some(v) => cir::wp::wp_assign(lhs, v, phi, self.pts),
-                None => cir::wp::wp_havoc(lhs, phi, self.pts),
-            },
+            EdgeKind::Havoc { lhs, .. } => {
+                cir::wp::wp_assign(lhs, self.havoc_value.as_ref()?, phi, self.pts)
+            }
             EdgeKind::Assume(_) => Some(phi.clone()),
             EdgeKind::Return(Some(v)) => Some(cir::pred::subst_result(
                 phi,
@@ -559,13 +556,12 @@ fn spurious_transition(
         let info = |l: &Lit| scope.preds.get(&l.0);
         let global = |l: &Lit| info(l).is_some_and(|p| p.global);
         let mixed = cube.iter().any(global) && !cube.iter().all(global);
-        // A `\result` predicate holds no value before the `return`, a call temporary none
-        // but around its call: neither is part of an invariant.
-        let transient = cube.iter().any(|l| {
-            info(l).is_some_and(|p| {
-                p.result || c2bp::emit::CallTemp::parse(&l.0).is_some() || !(p.pre && p.post)
-            })
-        });
+        // A variable whose value describes the state only on one side of the instruction —
+        // a `\result` predicate, a call temporary, an `effects` target — is not part of an
+        // invariant.
+        let transient = cube
+            .iter()
+            .any(|l| info(l).is_some_and(|p| !(p.pre && p.post)));
         if !mixed && !transient && !cube.is_empty() {
             return Some(Constraint {
                 proc: ins.proc.clone(),

@@ -312,6 +312,24 @@ fn the_command_prints_applies_and_rejects_bad_input() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not abstracted from this C file"), "{err}");
+    // A trace of another abstraction of the same C file (other predicates): refused, naming
+    // the step.
+    let fewer = abstract_case("cli2", FIG1, "function main:\nx < y\n", Some(3));
+    let bp2 = case.dir.join("fewer.bp");
+    std::fs::write(
+        &bp2,
+        fewer.text.replace(
+            &fewer.c.display().to_string(),
+            &case.c.display().to_string(),
+        ),
+    )
+    .expect("write");
+    let out = constrain_cmd(&[&case.c, &bp2, &trace_file]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is not a statement of"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let _ = std::fs::remove_dir_all(&fewer.dir);
     let _ = std::fs::remove_dir_all(&case.dir);
 }
 

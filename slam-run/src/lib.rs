@@ -397,7 +397,16 @@ pub fn run(
             let mut bp =
                 bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default())
                     .map_err(|_| RunError::Internal("c2bp's output does not re-parse".into()))?;
+            // With constraints re-applied, the kept `iterNNN.bp` is the patched program and
+            // c2bp's own output is kept as `iterNNN.c2bp.bp` (so that re-running the kept c2bp
+            // command does not overwrite the program the trace belongs to).
+            let mut c2bp_file = None;
             if !constraints.is_empty() && constrain::apply(&mut bp, &constraints) > 0 {
+                if let Some(k) = &cfg.keep {
+                    let f = k.join(format!("iter{i:03}.c2bp.bp"));
+                    write_atomic(&f, &text)?;
+                    c2bp_file = Some(f);
+                }
                 (text, bp) = reprint(&bp)?;
             }
             let mut alternation = 0;
@@ -453,12 +462,14 @@ pub fn run(
                                 .map(|p| p.display().to_string())
                                 .unwrap_or_default(),
                             c2bp_flags(cfg),
-                            b.display(),
+                            c2bp_file.as_ref().unwrap_or(b).display(),
                         ));
-                        if !constraints.is_empty() {
+                        if let Some(c) = &c2bp_file {
                             commands.push_str(&format!(
-                                "# (with the constraints of earlier iterations applied: {})\n",
-                                b.display()
+                                "# {} is {} with the constraints of the earlier \
+                                 *.constraints.json applied\n",
+                                b.display(),
+                                c.display()
                             ));
                         }
                     }
