@@ -164,7 +164,9 @@ pub struct Iteration {
     pub new_predicates: usize,
     /// Bebop–constrain alternation within the iteration (0: the abstraction c2bp wrote).
     pub alternation: usize,
-    /// Seconds in constrain (after this round's newton found no difference).
+    /// Whether constrain ran (after this round's newton found no difference).
+    pub constrained: bool,
+    /// Seconds in constrain.
     pub constrain_seconds: f64,
     /// Constraints constrain found.
     pub constraints: usize,
@@ -250,10 +252,7 @@ impl RunResult {
 
     /// Calls of constrain.
     pub fn constrain_calls(&self) -> usize {
-        self.iterations
-            .iter()
-            .filter(|i| i.constrain_seconds > 0.0)
-            .count()
+        self.iterations.iter().filter(|i| i.constrained).count()
     }
 
     /// The summary printed after the verdict.
@@ -547,7 +546,8 @@ pub fn run(
                 let t = Instant::now();
                 let pass = constrain::analyze(prog, &pts, &bp, trace, &copts)
                     .map_err(|e| RunError::Internal(format!("constrain: {e}")))?;
-                it.constrain_seconds = t.elapsed().as_secs_f64().max(f64::MIN_POSITIVE);
+                it.constrained = true;
+                it.constrain_seconds = t.elapsed().as_secs_f64();
                 it.constraints = pass.constraints.len();
                 if let Some(k) = &cfg.keep {
                     write_atomic(
