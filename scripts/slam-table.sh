@@ -2,7 +2,8 @@
 # slam-run on the SV-COMP corpus (issue 4, acceptance 2 and 6): one row per task — expected
 # verdict, slam-run's verdict, whether it is correct, iterations, final predicates, wall and CPU
 # seconds — with a per-task limit (SLAM_TIMEOUT seconds, default 10), then a count per
-# directory. Skipped when ../shared/corpus is absent.
+# directory. SLAM_ARGS adds options to every run (e.g. SLAM_ARGS='--constrain off'). Skipped
+# when ../shared/corpus is absent.
 set -u
 cd "$(dirname "$0")/.."
 corpus=../shared/corpus/sv-benchmarks
@@ -27,7 +28,7 @@ for dir in locks ntdrivers-simplified loop-acceleration svcomp16-loop-accelerati
       *.yml) exp=$(grep -A1 "unreach-call.prp" "$f" | grep expected_verdict | awk '{print $2}') ;;
     esac
     case "$b" in *_true-unreach*) exp=true ;; *_false-unreach*) exp=false ;; esac
-    { time "$bin" --timeout "$limit" --stats-json "$tmp/s.json" "$f" > "$tmp/out" 2>/dev/null ; } 2> "$tmp/time"
+    { time "$bin" ${SLAM_ARGS:-} --timeout "$limit" --stats-json "$tmp/s.json" "$f" > "$tmp/out" 2>/dev/null ; } 2> "$tmp/time"
     verdict=$(head -1 "$tmp/out")
     cpu=$(awk '{printf "%.2f", $1 + $2}' "$tmp/time")
     sum=$(grep '^summary:' "$tmp/out")
@@ -46,6 +47,7 @@ for dir in locks ntdrivers-simplified loop-acceleration svcomp16-loop-accelerati
   done
 done
 echo
+echo "options: ${SLAM_ARGS:-(defaults)}"
 for dir in locks ntdrivers-simplified loop-acceleration svcomp16-loop-acceleration; do
   printf "%-28s %3s/%-3s correct, %s wrong (limit %s s per task)\n" "$dir" "${ok[$dir]:-0}" "${total[$dir]:-0}" "${wrong[$dir]:-0}" "$limit"
 done

@@ -11,7 +11,12 @@
 //!   statement after the call relates the return temporary to the caller's predicates; with
 //!   the default options it is TRUE without constrain.
 //! - `branch.c`: bounds and their sum at cube length 1.
-//! - `step.c`: an increment after a comparison.
+//! - `step.c`: an increment after a comparison (the example of `slam-algorithms.md` §4; newton's
+//!   predicates make the lost state expressible, and the constraint is an `enforce`).
+//! - `alias.c`: the same increment through a pointer, at cube length 1: a clause on the
+//!   assignment relating the state before it (`p == &y`, `x <= y`) to the state after it
+//!   (`x < y`), which no `enforce` expresses; and a clause on an `assume` whose condition
+//!   (`x == y`) is not a predicate.
 
 use std::path::{Path, PathBuf};
 
@@ -164,4 +169,31 @@ fn increment_after_comparison() {
         "if (!(x == y) && !(x < y))",
         "if (!(x + 1 == y) && !(x < y))",
     );
+}
+
+#[test]
+fn increment_through_a_pointer() {
+    let r = ndf_then_true("alias.c", Some(1));
+    let local = |(n, _): &(String, bool)| !n.starts_with("{ret ") && !n.starts_with("{arg ");
+    // A clause on the assignment with literals of both states, none of them a call temporary
+    // (constrain files it only when neither state is impossible by itself, else an enforce).
+    assert!(
+        r.constraints.iter().any(|c| {
+            c.kind == constrain::Kind::Constrain
+                && c.part.as_deref() == Some("assign")
+                && !c.pre.is_empty()
+                && !c.post.is_empty()
+                && lits(c).iter().all(local)
+        }),
+        "no clause relates the states before and after an assignment: {}",
+        constrain::constraints_text(&r.constraints)
+    );
+    assert!(
+        r.constraints
+            .iter()
+            .any(|c| c.kind == constrain::Kind::Assume && c.part.as_deref() == Some("cond")),
+        "no constraint on an assume: {}",
+        constrain::constraints_text(&r.constraints)
+    );
+    mutant_is_false("alias.c", Some(1), "if (x < y) {", "if (y < x) {");
 }
