@@ -164,6 +164,8 @@ pub struct Iteration {
     pub new_predicates: usize,
     /// Bebop–constrain alternation within the iteration (0: the abstraction c2bp wrote).
     pub alternation: usize,
+    /// Whether newton found no difference (NDF) in this round.
+    pub ndf: bool,
     /// Whether constrain ran (after this round's newton found no difference).
     pub constrained: bool,
     /// Seconds in constrain.
@@ -214,6 +216,10 @@ pub struct StatsJson<'a> {
     pub constrain_calls: usize,
     /// Constraints generated.
     pub constraints: usize,
+    /// Rounds in which newton found no difference (NDF).
+    pub ndf: usize,
+    /// c2bp's prover queries over all iterations.
+    pub prover_queries: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
     /// The counterexample of a FALSE verdict.
@@ -241,6 +247,8 @@ impl RunResult {
             constrain_seconds: self.stage_seconds(|i| i.constrain_seconds),
             constrain_calls: self.constrain_calls(),
             constraints: self.iterations.iter().map(|i| i.constraints).sum(),
+            ndf: self.iterations.iter().filter(|i| i.ndf).count(),
+            prover_queries: self.iterations.iter().map(|i| i.prover_queries).sum(),
             seconds: self.seconds,
             counterexample: match &self.verdict {
                 Verdict::False(c) => Some(c),
@@ -524,6 +532,7 @@ pub fn run(
                     break;
                 }
                 // NDF: new predicates no longer help.
+                it.ndf = true;
                 tracing::info!(
                     iteration = i,
                     recurs,

@@ -1,0 +1,37 @@
+//! `slam-bench` (issue 6 §1): runs `slam-run` on every (task, configuration) pair of a benchmark
+//! and compares refinement strategies, in the manner of the Constrain paper's §4 (Figs. 4–6).
+//!
+//! - [`tasks`] finds the tasks (SV-COMP `.yml` definitions, C files named
+//!   `*_true-unreach-call*` / `*_false-unreach-call*`, list files) and their expected verdicts.
+//! - [`config`] names the strategy configurations: presets reproducing the paper's columns,
+//!   and matrices of `slam-run` options.
+//! - [`runner`] runs each pair as a separate `slam-run` process under CPU-time and memory
+//!   limits, in parallel, appending one JSON line per finished run (so an interrupted benchmark
+//!   resumes), with a progress line on stderr.
+//! - [`results`] owns the row format, the JSON-lines file, the CSV and merging shards.
+//! - [`report`] turns rows into the summary tables (Fig. 4's categories and the SV-COMP score),
+//!   the SVG plots and the HTML report.
+
+pub mod config;
+pub mod report;
+pub mod results;
+pub mod runner;
+pub mod tasks;
+
+/// A benchmark that cannot be run or read.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// A file or directory could not be read or written.
+    #[error("{0}: {1}")]
+    Io(String, std::io::Error),
+    /// A task, list or result file is malformed.
+    #[error("{0}")]
+    Input(String),
+}
+
+impl BenchError {
+    /// An I/O error on `path`.
+    pub fn io(path: &std::path::Path, e: std::io::Error) -> BenchError {
+        BenchError::Io(path.display().to_string(), e)
+    }
+}

@@ -1,0 +1,354 @@
+//! The `slam-bench` command (issue 6 §1): `run` a benchmark, `merge` the results of shards,
+//! `report` again from a results directory. Results go to files and the summary to stdout;
+//! progress and errors to stderr. Exit codes: 0 done, 1 usage error, 2 input error (a missing
+//! task set, a malformed list or result file, a results directory that belongs to another
+//! benchmark), 6 internal error.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Args as ClapArgs, Parser, Subcommand};
+use slam_bench::config::{self, Config};
+use slam_bench::results::{self, Row};
+use slam_bench::runner::{self, Meta, RunOptions};
+use slam_bench::{report, tasks};
+
+/// Compare refinement strategies of slam-run on benchmark sets: every (task, configuration)
+/// pair runs as a separate slam-run process under a CPU-time and a memory limit, `--jobs` at a
+/// time. Results: results.jsonl (one line per run, appended as runs finish, so `--resume`
+/// continues an interrupted benchmark), results.csv, summary.md (per configuration: correct
+/// TRUE, correct FALSE, wrong, NDF, timeout/memory, unknown, SV-COMP score), quantile.svg,
+/// scatter.svg and report.html, in `--out`.
+#[derive(Parser, Debug)]
+#[command(name = "slam-bench", version)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Run a benchmark.
+    Run(Box<RunArgs>),
+    /// Merge the results of shards (directories or results.jsonl files) into one report.
+    Merge {
+        /// Shard result directories (with results.jsonl) or results.jsonl files.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Where the merged results and reports go.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// The two configurations of the scatter plot (default: the first two).
+        #[arg(long, value_name = "A,B")]
+        scatter: Option<String>,
+    },
+    /// Write the reports again from a results directory.
+    Report {
+        /// A directory with results.jsonl.
+        dir: PathBuf,
+        /// The two configurations of the scatter plot (default: the first two).
+        #[arg(long, value_name = "A,B")]
+        scatter: Option<String>,
+    },
+}
+
+#[derive(ClapArgs, Debug)]
+struct RunArgs {
+    /// Task sets: directories of SV-COMP .yml tasks (or of C files named
+    /// *_true-unreach-call* / *_false-unreach-call*), single task files, or list files (one
+    /// path per line, relative to the list, `*` wildcards allowed).
+    #[arg(required = true)]
+    sets: Vec<PathBuf>,
+    /// Named configurations: no-constrain, lazy, eager, fig4 (the three: the Constrain
+    /// paper's Fig. 4), C/3, C/5, C/inf, fig6 (Fig. 6's concrete-prover columns). Default
+    /// fig4 when no configuration is given.
+    #[arg(long, value_delimiter = ',', value_name = "NAME")]
+    preset: Vec<String>,
+    /// A configuration of your own: NAME='slam-run options'.
+    #[arg(long = "config", value_name = "NAME=OPTIONS")]
+    configs: Vec<String>,
+    /// Matrix: maximum cube lengths (e.g. 1,3,5,inf).
+    #[arg(long = "cube-len", value_delimiter = ',', value_name = "K")]
+    cube_len: Vec<String>,
+    /// Matrix: constrain modes (off,lazy,eager).
+    #[arg(long, value_delimiter = ',', value_name = "MODE")]
+    constrain: Vec<String>,
+    /// Matrix: bit-precise reasoning off and/or on (e.g. off,on).
+    #[arg(long, value_delimiter = ',', value_name = "off|on")]
+    bitvector: Vec<String>,
+    /// An option added to every configuration's slam-run command (repeatable), e.g.
+    /// --slam-arg=--max-iterations=50.
+    #[arg(long = "slam-arg", value_name = "ARG", allow_hyphen_values = true)]
+    slam_args: Vec<String>,
+    /// Output directory.
+    #[arg(long, value_name = "DIR", default_value = "bench-results")]
+    out: PathBuf,
+    /// Runs at a time (default: the number of cores).
+    #[arg(short, long)]
+    jobs: Option<usize>,
+    /// CPU seconds per run (also slam-run's --timeout).
+    #[arg(long = "cpu-limit", value_name = "SECONDS", default_value_t = 60.0)]
+    cpu_limit: f64,
+    /// Memory per run in MiB (address-space limit).
+    #[arg(long = "mem-limit", value_name = "MIB", default_value_t = 4096)]
+    mem_limit: u64,
+    /// Continue the benchmark in --out: run only the pairs without a result.
+    #[arg(long)]
+    resume: bool,
+    /// Run only slice I of N (for several machines; `slam-bench merge` combines them).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// The slam-run executable (default: the one next to slam-bench, else on PATH).
+    #[arg(long = "slam-run", value_name = "PATH")]
+    slam_run: Option<PathBuf>,
+    /// The two configurations of the scatter plot (default: the first two).
+    #[arg(long, value_name = "A,B")]
+    scatter: Option<String>,
+    /// No progress line.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::Run(a) => run(*a),
+        Cmd::Merge {
+            inputs,
+            out,
+            scatter,
+        } => merge(&inputs, &out, scatter.as_deref()),
+        Cmd::Report { dir, scatter } => report_again(&dir, scatter.as_deref()),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("slam-bench: {e:#}");
+            let code = if e.downcast_ref::<slam_bench::BenchError>().is_some() {
+                2
+            } else {
+                6
+            };
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn default_slam_run() -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.join("slam-run")))
+        .filter(|p| p.exists())
+        .unwrap_or_else(|| PathBuf::from("slam-run"))
+}
+
+fn scatter_pair(s: Option<&str>) -> anyhow::Result<Option<(String, String)>> {
+    s.map(|s| {
+        s.split_once(',')
+            .map(|(a, b)| (a.trim().to_string(), b.trim().to_string()))
+            .ok_or_else(|| anyhow::anyhow!("--scatter {s}: expected A,B"))
+    })
+    .transpose()
+}
+
+fn configs_of(a: &RunArgs) -> anyhow::Result<Vec<Config>> {
+    let mut cs = Vec::new();
+    for p in &a.preset {
+        cs.extend(config::preset(p.trim())?);
+    }
+    for c in &a.configs {
+        cs.push(config::parse_named(c)?);
+    }
+    if !a.cube_len.is_empty() || !a.constrain.is_empty() || !a.bitvector.is_empty() {
+        let bv = a
+            .bitvector
+            .iter()
+            .map(|s| match s.trim() {
+                "on" | "true" | "yes" => Ok(true),
+                "off" | "false" | "no" => Ok(false),
+                o => Err(anyhow::anyhow!("--bitvector {o}: expected off or on")),
+            })
+            .collect::<anyhow::Result<Vec<bool>>>()?;
+        cs.extend(config::matrix(&a.cube_len, &a.constrain, &bv));
+    }
+    if cs.is_empty() {
+        cs = config::preset("fig4")?;
+    }
+    for c in &mut cs {
+        c.args.extend(a.slam_args.iter().cloned());
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for c in &cs {
+        if !names.insert(c.name.clone()) {
+            anyhow::bail!("configuration `{}` is given twice", c.name);
+        }
+    }
+    Ok(cs)
+}
+
+fn run(a: RunArgs) -> anyhow::Result<()> {
+    let configs = configs_of(&a)?;
+    let (tasks, notes) = tasks::collect(&a.sets)?;
+    for n in &notes {
+        eprintln!("slam-bench: {n}");
+    }
+    if tasks.is_empty() {
+        return Err(slam_bench::BenchError::Input("no tasks found".into()).into());
+    }
+    if !a.cpu_limit.is_finite() || a.cpu_limit <= 0.0 {
+        anyhow::bail!("--cpu-limit must be positive");
+    }
+    let opts = RunOptions {
+        slam_run: a.slam_run.clone().unwrap_or_else(default_slam_run),
+        jobs: a.jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        }),
+        cpu_limit: a.cpu_limit,
+        mem_limit_mib: a.mem_limit,
+        out_dir: a.out.clone(),
+        resume: a.resume,
+        shard: a.shard.as_deref().map(runner::parse_shard).transpose()?,
+        progress: !a.quiet,
+    };
+    eprintln!(
+        "slam-bench: {} tasks x {} configurations ({}){}, {} jobs, {} CPU s and {} MiB per run",
+        tasks.len(),
+        configs.len(),
+        configs
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        opts.shard
+            .map(|(i, n)| format!(", shard {i}/{n}"))
+            .unwrap_or_default(),
+        opts.jobs,
+        opts.cpu_limit,
+        opts.mem_limit_mib
+    );
+    let rows = runner::run_benchmark(&tasks, &configs, &opts)?;
+    let names: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
+    write_reports(
+        &opts.out_dir,
+        &rows,
+        &names,
+        opts.cpu_limit,
+        a.scatter.as_deref(),
+    )
+}
+
+fn write_reports(
+    dir: &Path,
+    rows: &[Row],
+    preferred: &[String],
+    limit: f64,
+    scatter: Option<&str>,
+) -> anyhow::Result<()> {
+    let configs = report::config_order(rows, preferred);
+    let pair = scatter_pair(scatter)?;
+    if let Some((x, y)) = &pair {
+        for c in [x, y] {
+            if !configs.contains(c) {
+                anyhow::bail!("--scatter: no results for configuration `{c}`");
+            }
+        }
+    }
+    let info = format!(
+        "{} runs, {} configurations, {} CPU s per run",
+        rows.len(),
+        configs.len(),
+        limit
+    );
+    let sum = report::write_all(
+        dir,
+        rows,
+        &configs,
+        limit,
+        pair.as_ref().map(|(a, b)| (a.as_str(), b.as_str())),
+        &info,
+    )?;
+    println!("{sum}");
+    println!(
+        "Results in {}: results.jsonl, results.csv, summary.md, quantile.svg, scatter.svg, report.html",
+        dir.display()
+    );
+    Ok(())
+}
+
+fn read_meta(dir: &Path) -> Option<Meta> {
+    let t = std::fs::read_to_string(dir.join("bench.json")).ok()?;
+    serde_json::from_str(&t).ok()
+}
+
+fn limit_of(meta: Option<&Meta>, rows: &[Row]) -> f64 {
+    meta.map(|m| m.cpu_limit)
+        .unwrap_or_else(|| rows.iter().map(|r| r.end.cpu_seconds).fold(1.0, f64::max))
+}
+
+fn merge(inputs: &[PathBuf], out: &Path, scatter: Option<&str>) -> anyhow::Result<()> {
+    let mut sets = Vec::new();
+    let mut metas: Vec<Meta> = Vec::new();
+    for i in inputs {
+        let (file, dir) = if i.is_dir() {
+            (i.join("results.jsonl"), i.clone())
+        } else {
+            (
+                i.clone(),
+                i.parent().unwrap_or(Path::new(".")).to_path_buf(),
+            )
+        };
+        sets.push(results::read_jsonl(&file)?);
+        if let Some(m) = read_meta(&dir) {
+            if let Some(first) = metas.first()
+                && (first.configs != m.configs || first.cpu_limit != m.cpu_limit)
+            {
+                return Err(slam_bench::BenchError::Input(format!(
+                    "{}: another benchmark (configurations or limits differ)",
+                    i.display()
+                ))
+                .into());
+            }
+            metas.push(m);
+        }
+    }
+    let rows = results::merge(sets);
+    std::fs::create_dir_all(out).with_context(|| out.display().to_string())?;
+    let jsonl = out.join("results.jsonl");
+    if jsonl.exists() {
+        anyhow::bail!("{} exists: merge into a new directory", jsonl.display());
+    }
+    let mut app = results::Appender::open(&jsonl)?;
+    for r in &rows {
+        app.push(r)?;
+    }
+    let preferred: Vec<String> = metas
+        .first()
+        .map(|m| m.configs.iter().map(|c| c.name.clone()).collect())
+        .unwrap_or_default();
+    if let Some(m) = metas.first() {
+        let merged = Meta {
+            shard: None,
+            ..m.clone()
+        };
+        std::fs::write(
+            out.join("bench.json"),
+            serde_json::to_string_pretty(&merged)?,
+        )?;
+    }
+    let limit = limit_of(metas.first(), &rows);
+    write_reports(out, &rows, &preferred, limit, scatter)
+}
+
+fn report_again(dir: &Path, scatter: Option<&str>) -> anyhow::Result<()> {
+    let rows = results::read_jsonl(&dir.join("results.jsonl"))?;
+    let meta = read_meta(dir);
+    let preferred: Vec<String> = meta
+        .as_ref()
+        .map(|m| m.configs.iter().map(|c| c.name.clone()).collect())
+        .unwrap_or_default();
+    let limit = limit_of(meta.as_ref(), &rows);
+    write_reports(dir, &rows, &preferred, limit, scatter)
+}

@@ -1,0 +1,391 @@
+//! Result rows: one per (task, configuration) run; the JSON-lines file they are appended to
+//! (format `slam-bench-row/1`, one object per line, so an interrupted benchmark keeps every
+//! finished run), the CSV, and merging the files of several shards.
+//!
+//! Reading tolerates a truncated last line (a benchmark killed while writing it): that run is
+//! simply not finished and runs again on `--resume`. A malformed line elsewhere is an error
+//! with its line number.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::BenchError;
+
+/// What a run's outcome counts as (the rows of the Constrain paper's Fig. 4, with SV-COMP's
+/// correct/wrong split).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// TRUE, and the error is unreachable.
+    CorrectTrue,
+    /// FALSE, and the error is reachable.
+    CorrectFalse,
+    /// TRUE, but the error is reachable.
+    WrongTrue,
+    /// FALSE, but the error is unreachable.
+    WrongFalse,
+    /// TRUE or FALSE on a task whose expected verdict is not known.
+    Unchecked,
+    /// UNKNOWN because refinement found no difference (NDF).
+    Ndf,
+    /// Out of time (slam-run's own timeout, or the CPU limit).
+    Timeout,
+    /// Out of memory.
+    Memory,
+    /// Any other UNKNOWN.
+    Unknown,
+    /// An input or internal error, or a crash.
+    Error,
+}
+
+impl Status {
+    /// All statuses, in table order.
+    pub const ALL: [Status; 10] = [
+        Status::CorrectTrue,
+        Status::CorrectFalse,
+        Status::WrongTrue,
+        Status::WrongFalse,
+        Status::Unchecked,
+        Status::Ndf,
+        Status::Timeout,
+        Status::Memory,
+        Status::Unknown,
+        Status::Error,
+    ];
+
+    /// The kebab-case name (as in JSON and CSV).
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::CorrectTrue => "correct-true",
+            Status::CorrectFalse => "correct-false",
+            Status::WrongTrue => "wrong-true",
+            Status::WrongFalse => "wrong-false",
+            Status::Unchecked => "unchecked",
+            Status::Ndf => "ndf",
+            Status::Timeout => "timeout",
+            Status::Memory => "memory",
+            Status::Unknown => "unknown",
+            Status::Error => "error",
+        }
+    }
+
+    /// The SV-COMP score (`peers.md`: +2 correct TRUE, +1 correct FALSE, −16 wrong FALSE,
+    /// −32 wrong TRUE, 0 otherwise).
+    pub fn score(self) -> i64 {
+        match self {
+            Status::CorrectTrue => 2,
+            Status::CorrectFalse => 1,
+            Status::WrongFalse => -16,
+            Status::WrongTrue => -32,
+            _ => 0,
+        }
+    }
+
+    /// A correct verdict.
+    pub fn solved(self) -> bool {
+        matches!(self, Status::CorrectTrue | Status::CorrectFalse)
+    }
+
+    /// A wrong verdict.
+    pub fn wrong(self) -> bool {
+        matches!(self, Status::WrongTrue | Status::WrongFalse)
+    }
+}
+
+/// The status of a verdict line (`None`: no verdict line) given the expected verdict
+/// (`Some(true)`: unreachable error) and how the process ended.
+pub fn classify(
+    verdict: Option<&str>,
+    expected: Option<bool>,
+    end: &End,
+    cpu_limit: f64,
+) -> Status {
+    let v = verdict.unwrap_or("").trim();
+    let check = |said_safe: bool| match expected {
+        None => Status::Unchecked,
+        Some(e) if e == said_safe => {
+            if said_safe {
+                Status::CorrectTrue
+            } else {
+                Status::CorrectFalse
+            }
+        }
+        Some(_) => {
+            if said_safe {
+                Status::WrongTrue
+            } else {
+                Status::WrongFalse
+            }
+        }
+    };
+    if v == "TRUE" {
+        return check(true);
+    }
+    if v.starts_with("FALSE") {
+        return check(false);
+    }
+    if let Some(reason) = v.strip_prefix("UNKNOWN") {
+        let reason = reason.trim().trim_start_matches('(');
+        return if reason.starts_with("no difference found") {
+            Status::Ndf
+        } else if reason.starts_with("timeout") {
+            Status::Timeout
+        } else {
+            Status::Unknown
+        };
+    }
+    // No verdict: how did the process end?
+    if end.killed_for_time || end.cpu_seconds >= cpu_limit {
+        return Status::Timeout;
+    }
+    if end.out_of_memory {
+        return Status::Memory;
+    }
+    Status::Error
+}
+
+/// How a `slam-run` process ended.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct End {
+    /// Exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// Signal, when one ended it.
+    pub signal: Option<i32>,
+    /// User + system CPU seconds.
+    pub cpu_seconds: f64,
+    /// Wall-clock seconds.
+    pub wall_seconds: f64,
+    /// Peak resident memory in MiB.
+    pub peak_mem_mib: f64,
+    /// Killed by the runner or the CPU rlimit for exceeding its time.
+    pub killed_for_time: bool,
+    /// An allocation failed (the memory limit).
+    pub out_of_memory: bool,
+}
+
+/// One run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// `slam-bench-row/1`.
+    pub format: String,
+    /// The task's id (`set/file`).
+    pub task: String,
+    /// The task set.
+    pub set: String,
+    /// The configuration's name.
+    pub config: String,
+    /// Expected verdict: `true` (error unreachable), `false`, or absent.
+    pub expected: Option<bool>,
+    /// slam-run's verdict line (empty when it printed none).
+    pub verdict: String,
+    /// What the outcome counts as.
+    pub status: Status,
+    /// How the process ended, with its CPU time, wall time and peak memory.
+    pub end: End,
+    /// Refinement iterations (from `--stats-json`, when written).
+    pub iterations: Option<u64>,
+    /// Final predicates.
+    pub predicates: Option<u64>,
+    /// Constraints constrain generated.
+    pub constraints: Option<u64>,
+    /// Calls of constrain.
+    pub constrain_calls: Option<u64>,
+    /// Rounds that found no difference (NDF).
+    pub ndf: Option<u64>,
+    /// c2bp's prover queries.
+    pub prover_queries: Option<u64>,
+    /// The last line of stderr when the run ended without a verdict.
+    pub note: String,
+}
+
+/// The format tag of a row.
+pub const ROW_FORMAT: &str = "slam-bench-row/1";
+
+/// Reads a JSON-lines file (see the module doc for a truncated last line).
+pub fn read_jsonl(path: &Path) -> Result<Vec<Row>, BenchError> {
+    let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))?;
+    let lines: Vec<&str> = text.lines().collect();
+    let complete = text.ends_with('\n');
+    let mut rows = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Row>(l) {
+            Ok(r) => rows.push(r),
+            Err(_) if i + 1 == lines.len() && !complete => {}
+            Err(e) => {
+                return Err(BenchError::Input(format!(
+                    "{}:{}: not a result row: {e}",
+                    path.display(),
+                    i + 1
+                )));
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// Drops a truncated last line so that appending starts on a fresh line.
+pub fn repair_tail(path: &Path) -> Result<(), BenchError> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(());
+    };
+    if text.is_empty() || text.ends_with('\n') {
+        return Ok(());
+    }
+    let keep = text.rfind('\n').map(|k| k + 1).unwrap_or(0);
+    std::fs::write(path, &text[..keep]).map_err(|e| BenchError::io(path, e))
+}
+
+/// Appends rows to a JSON-lines file, one write per line.
+pub struct Appender {
+    file: std::fs::File,
+    path: std::path::PathBuf,
+}
+
+impl Appender {
+    /// Opens `path` for appending (creating it).
+    pub fn open(path: &Path) -> Result<Appender, BenchError> {
+        repair_tail(path)?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| BenchError::io(path, e))?;
+        Ok(Appender {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Appends one row.
+    pub fn push(&mut self, row: &Row) -> Result<(), BenchError> {
+        let mut line = serde_json::to_string(row).expect("a row always serialises");
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|()| self.file.flush())
+            .map_err(|e| BenchError::io(&self.path, e))
+    }
+}
+
+/// Rows keyed by (task, configuration); a later row of the same pair replaces an earlier one.
+pub fn merge(sets: impl IntoIterator<Item = Vec<Row>>) -> Vec<Row> {
+    let mut m: BTreeMap<(String, String), Row> = BTreeMap::new();
+    for rows in sets {
+        for r in rows {
+            m.insert((r.task.clone(), r.config.clone()), r);
+        }
+    }
+    m.into_values().collect()
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn opt<T: ToString>(v: &Option<T>) -> String {
+    v.as_ref().map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// The rows as CSV, with a header line.
+pub fn csv(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "task,set,config,expected,verdict,status,cpu_s,wall_s,peak_mem_mib,exit_code,signal,\
+         iterations,predicates,constraints,constrain_calls,ndf,prover_queries\n",
+    );
+    for r in rows {
+        let fields = [
+            csv_field(&r.task),
+            csv_field(&r.set),
+            csv_field(&r.config),
+            opt(&r.expected),
+            csv_field(&r.verdict),
+            r.status.name().to_string(),
+            format!("{:.3}", r.end.cpu_seconds),
+            format!("{:.3}", r.end.wall_seconds),
+            format!("{:.1}", r.end.peak_mem_mib),
+            opt(&r.end.exit_code),
+            opt(&r.end.signal),
+            opt(&r.iterations),
+            opt(&r.predicates),
+            opt(&r.constraints),
+            opt(&r.constrain_calls),
+            opt(&r.ndf),
+            opt(&r.prover_queries),
+        ];
+        s.push_str(&fields.join(","));
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses() {
+        let e = End::default();
+        assert_eq!(
+            classify(Some("TRUE"), Some(true), &e, 9.0),
+            Status::CorrectTrue
+        );
+        assert_eq!(
+            classify(Some("TRUE"), Some(false), &e, 9.0),
+            Status::WrongTrue
+        );
+        assert_eq!(
+            classify(Some("FALSE(unreach-call)"), Some(true), &e, 9.0),
+            Status::WrongFalse
+        );
+        assert_eq!(
+            classify(Some("FALSE(unreach-call)"), None, &e, 9.0),
+            Status::Unchecked
+        );
+        assert_eq!(
+            classify(Some("UNKNOWN (no difference found)"), Some(true), &e, 9.0),
+            Status::Ndf
+        );
+        assert_eq!(
+            classify(Some("UNKNOWN (timeout)"), Some(true), &e, 9.0),
+            Status::Timeout
+        );
+        assert_eq!(
+            classify(Some("UNKNOWN (iterations)"), Some(true), &e, 9.0),
+            Status::Unknown
+        );
+        let killed = End {
+            signal: Some(9),
+            killed_for_time: true,
+            ..End::default()
+        };
+        assert_eq!(classify(None, Some(true), &killed, 9.0), Status::Timeout);
+        let oom = End {
+            signal: Some(6),
+            out_of_memory: true,
+            ..End::default()
+        };
+        assert_eq!(classify(None, Some(true), &oom, 9.0), Status::Memory);
+        assert_eq!(classify(None, Some(true), &e, 9.0), Status::Error);
+        assert_eq!(
+            Status::ALL.iter().map(|s| s.score()).sum::<i64>(),
+            2 + 1 - 16 - 32
+        );
+    }
+
+    #[test]
+    fn csv_quotes() {
+        assert_eq!(csv_field("UNKNOWN (a, b)"), "\"UNKNOWN (a, b)\"");
+        assert_eq!(csv_field("x\"y"), "\"x\"\"y\"");
+        assert_eq!(csv_field("a,\"b"), "\"a,\"\"b\"");
+    }
+}
