@@ -1,0 +1,389 @@
+//! `slam-bench` end to end (issue 6, acceptance 1 and 4) with a deterministic stand-in for
+//! `slam-run` (`tests/data/standin.sh`: each task file says which verdict it gives in which
+//! mode), so every row is known in advance: the statuses and scores of the summary, the files
+//! of the report, resuming a benchmark killed halfway, and shards merged back together — each
+//! compared on (task, configuration, verdict, status) rows with an uninterrupted run.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn standin() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/standin.sh")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("slam-bench-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// The task sets: (set, file, content). `.yml` tasks name their C file.
+const TASKS: &[(&str, &str, &str)] = &[
+    ("alpha", "a_true-unreach-call.c", "// standin *: TRUE\n"),
+    (
+        "alpha",
+        "b_false-unreach-call.c",
+        "// standin *: FALSE(unreach-call)\n",
+    ),
+    (
+        "alpha",
+        "c_true-unreach-call.c",
+        "// standin off: UNKNOWN (no difference found)\n// standin *: TRUE\n",
+    ),
+    ("alpha", "d_false-unreach-call.c", "// standin *: TRUE\n"),
+    (
+        "beta",
+        "e.yml",
+        "format_version: '2.0'\ninput_files: 'e.c'\nproperties:\n  - property_file: \
+         ../properties/unreach-call.prp\n    expected_verdict: true\n",
+    ),
+    (
+        "beta",
+        "e.c",
+        "// standin off: UNKNOWN (timeout)\n// standin *: TRUE\n",
+    ),
+    ("beta", "f_true-unreach-call.c", "// standin crash\n"),
+    (
+        "beta",
+        "g_false-unreach-call.c",
+        "// standin lazy: FALSE(unreach-call)\n// standin *: UNKNOWN (iterations)\n",
+    ),
+    (
+        "beta",
+        "h_true-unreach-call.c",
+        "// standin *: FALSE(unreach-call)\n",
+    ),
+    // Not a task: no verdict in its name and no .yml.
+    ("beta", "helper.c", "// standin *: TRUE\n"),
+];
+
+/// The expected status of each (task, configuration).
+fn expected_status(task: &str, config: &str) -> &'static str {
+    match (task, config) {
+        ("alpha/a_true-unreach-call.c", _) => "correct-true",
+        ("alpha/b_false-unreach-call.c", _) => "correct-false",
+        ("alpha/c_true-unreach-call.c", "no-constrain") => "ndf",
+        ("alpha/c_true-unreach-call.c", _) => "correct-true",
+        ("alpha/d_false-unreach-call.c", _) => "wrong-true",
+        ("beta/e.yml", "no-constrain") => "timeout",
+        ("beta/e.yml", _) => "correct-true",
+        ("beta/f_true-unreach-call.c", _) => "error",
+        ("beta/g_false-unreach-call.c", "lazy") => "correct-false",
+        ("beta/g_false-unreach-call.c", _) => "unknown",
+        ("beta/h_true-unreach-call.c", _) => "wrong-false",
+        other => panic!("unexpected row {other:?}"),
+    }
+}
+
+fn make_tasks(root: &Path, sleep: Option<f64>) {
+    for (set, file, text) in TASKS {
+        let d = root.join(set);
+        std::fs::create_dir_all(&d).expect("set dir");
+        let mut text = text.to_string();
+        if let Some(s) = sleep
+            && file.ends_with(".c")
+        {
+            text.push_str(&format!("// standin sleep: {s}\n"));
+        }
+        std::fs::write(d.join(file), text).expect("task");
+    }
+}
+
+fn bench<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_slam-bench"))
+        .args(args)
+        .output()
+        .expect("slam-bench runs")
+}
+
+/// `slam-bench run` on the two sets under `root` with the stand-in, into `out`.
+fn run_args(root: &Path, out: &Path, extra: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = [
+        "run",
+        "--quiet",
+        "--cpu-limit",
+        "20",
+        "--jobs",
+        "2",
+        "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    v.push(r(out));
+    v.extend(extra.iter().map(|s| s.to_string()));
+    v.push("--slam-run".into());
+    v.push(r(&standin()));
+    v.push(r(&root.join("alpha")));
+    v.push(r(&root.join("beta")));
+    v
+}
+
+fn rows(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("results.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.ends_with('}'))
+        .map(|l| serde_json::from_str(l).expect("a row"))
+        .collect()
+}
+
+/// (task, configuration, verdict, status) of every row.
+fn keys(dir: &Path) -> BTreeSet<(String, String, String, String)> {
+    rows(dir)
+        .iter()
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap_or("").to_string();
+            (s("task"), s("config"), s("verdict"), s("status"))
+        })
+        .collect()
+}
+
+fn ok(o: &Output) {
+    assert!(
+        o.status.success(),
+        "slam-bench failed: {}\n{}",
+        String::from_utf8_lossy(&o.stderr),
+        String::from_utf8_lossy(&o.stdout)
+    );
+}
+
+#[test]
+fn a_benchmark_and_its_report() {
+    let root = scratch("report");
+    make_tasks(&root, None);
+    let out = root.join("out");
+    let o = r(&out);
+    let res = bench(&run_args(&root, &out, &["--preset", "fig4"]));
+    ok(&res);
+    let rs = rows(&out);
+    assert_eq!(rs.len(), 8 * 3, "one row per task and configuration");
+    for row in &rs {
+        let (task, config) = (
+            row["task"].as_str().unwrap(),
+            row["config"].as_str().unwrap(),
+        );
+        assert_eq!(
+            row["status"].as_str().unwrap(),
+            expected_status(task, config),
+            "{task} under {config}: {row}"
+        );
+        if row["status"] != "error" {
+            // The stand-in's statistics reach the row.
+            assert_eq!(row["iterations"], 3);
+            assert_eq!(row["prover_queries"], 17);
+            let mode = match config {
+                "no-constrain" => "off",
+                c => c,
+            };
+            assert_eq!(row["constraints"], mode.len() as u64);
+        } else {
+            assert_eq!(row["end"]["signal"], 11, "the crash is a signal: {row}");
+            assert!(row["note"].as_str().unwrap().contains("crashed"));
+        }
+    }
+    // The summary: per configuration, the Fig. 4 counts and the SV-COMP score.
+    let summary = std::fs::read_to_string(out.join("summary.md")).expect("summary.md");
+    let stdout = String::from_utf8_lossy(&res.stdout);
+    assert!(stdout.contains("### All configurations"));
+    // no-constrain: correct TRUE a; correct FALSE b; wrong d, h; NDF c; timeout e; unknown g;
+    // error f: score 2 + 1 - 32 - 16 = -45.
+    for (config, line) in [
+        (
+            "no-constrain",
+            "| **total** | 8 | 1 | 1 | 2 | 1 | 1 | 1 | 1 | 0 | -45 |",
+        ),
+        // lazy: correct TRUE a, c, e; correct FALSE b, g: 6 + 2 - 48 = -40.
+        (
+            "lazy",
+            "| **total** | 8 | 3 | 2 | 2 | 0 | 0 | 0 | 1 | 0 | -40 |",
+        ),
+        // eager: as lazy but g unknown: 6 + 1 - 48 = -41.
+        (
+            "eager",
+            "| **total** | 8 | 3 | 1 | 2 | 0 | 0 | 1 | 1 | 0 | -41 |",
+        ),
+    ] {
+        let table = summary
+            .split("### Configuration ")
+            .find(|t| t.starts_with(&format!("`{config}`")))
+            .unwrap_or_else(|| panic!("no table for {config}:\n{summary}"));
+        assert!(
+            table.contains(line),
+            "{config}: expected {line} in\n{table}"
+        );
+        assert!(table.contains("| alpha | 4 |") && table.contains("| beta | 4 |"));
+    }
+    assert!(
+        summary.contains("| SV-COMP score | -45 | -40 | -41 |"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("| constraints generated | 21 | 28 | 35 |"),
+        "{summary}"
+    );
+    // CSV: a header and a line per run.
+    let csv = std::fs::read_to_string(out.join("results.csv")).expect("csv");
+    assert_eq!(csv.lines().count(), 1 + 24);
+    assert!(csv.starts_with("task,set,config,expected,verdict,status,cpu_s"));
+    // Plots: a series per configuration; a point per task in the scatter plot.
+    let q = std::fs::read_to_string(out.join("quantile.svg")).expect("quantile.svg");
+    assert!(q.starts_with("<svg") && q.trim_end().ends_with("</svg>"));
+    for c in ["no-constrain", "lazy", "eager"] {
+        assert!(
+            q.contains(&format!("data-config=\"{c}\"")),
+            "{c} in the quantile plot"
+        );
+    }
+    let sc = std::fs::read_to_string(out.join("scatter.svg")).expect("scatter.svg");
+    assert_eq!(sc.matches("class=\"task\"").count(), 8);
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert_eq!(html.matches("<svg").count(), 2);
+    assert!(html.contains("<table>") && html.contains("SV-COMP score"));
+    // A second run into the same directory is refused: nothing is overwritten.
+    let again = bench(&run_args(&root, &out, &["--preset", "fig4"]));
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
+    // Resuming with other configurations is refused too.
+    let other = bench(&run_args(&root, &out, &["--preset", "lazy", "--resume"]));
+    assert_eq!(other.status.code(), Some(2));
+    // `report` writes the same summary again from the rows.
+    let rep = bench(&["report", &o]);
+    ok(&rep);
+    assert_eq!(
+        std::fs::read_to_string(out.join("summary.md")).unwrap(),
+        summary
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_killed_benchmark_resumes_to_the_same_rows() {
+    let root = scratch("resume");
+    make_tasks(&root, Some(0.2));
+    let full = root.join("full");
+    ok(&bench(&run_args(
+        &root,
+        &full,
+        &["--preset", "no-constrain,lazy"],
+    )));
+    let expected = keys(&full);
+    assert_eq!(expected.len(), 16);
+
+    let part = root.join("part");
+    let args = run_args(&root, &part, &["--preset", "no-constrain,lazy"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_slam-bench"))
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let t0 = Instant::now();
+    while rows(&part).len() < 5 && t0.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("kill");
+    let _ = child.wait();
+    let before = rows(&part).len();
+    assert!(
+        (5..16).contains(&before),
+        "killed halfway: {before} rows of 16"
+    );
+    let mut resume = args.clone();
+    resume.insert(1, "--resume".into());
+    ok(&bench(&resume));
+    assert_eq!(rows(&part).len(), 16, "every pair once");
+    assert_eq!(keys(&part), expected);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn shards_merge_to_the_rows_of_one_run() {
+    let root = scratch("shards");
+    make_tasks(&root, None);
+    let whole = root.join("whole");
+    ok(&bench(&run_args(&root, &whole, &["--preset", "fig4"])));
+    let mut shard_dirs = Vec::new();
+    let mut seen = 0;
+    for i in 1..=3 {
+        let d = root.join(format!("shard{i}"));
+        let spec = format!("{i}/3");
+        ok(&bench(&run_args(
+            &root,
+            &d,
+            &["--preset", "fig4", "--shard", &spec],
+        )));
+        seen += rows(&d).len();
+        shard_dirs.push(r(&d));
+    }
+    assert_eq!(seen, 24, "the shards partition the pairs");
+    let merged = root.join("merged");
+    let mut args = vec!["merge".to_string(), "--out".into(), r(&merged)];
+    args.extend(shard_dirs);
+    ok(&bench(&args));
+    assert_eq!(keys(&merged), keys(&whole));
+    let summary = |d: &Path| without_times(&std::fs::read_to_string(d.join("summary.md")).unwrap());
+    assert_eq!(summary(&merged), summary(&whole));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn limits_and_bad_input() {
+    let root = scratch("limits");
+    let d = root.join("spin");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("s_true-unreach-call.c"), "// standin spin\n").unwrap();
+    let out = root.join("out");
+    let o = r(&out);
+    let res = bench(&[
+        "run",
+        "--quiet",
+        "--cpu-limit",
+        "1",
+        "--preset",
+        "lazy",
+        "--out",
+        &o,
+        "--slam-run",
+        &r(&standin()),
+        &r(&d),
+    ]);
+    ok(&res);
+    let rs = rows(&out);
+    assert_eq!(rs.len(), 1);
+    assert_eq!(rs[0]["status"], "timeout", "{}", rs[0]);
+    assert_eq!(rs[0]["end"]["killed_for_time"], true);
+    assert!(rs[0]["end"]["cpu_seconds"].as_f64().unwrap() >= 1.0);
+    // Missing task set, unknown preset, the paper's symbolic-prover columns: input errors.
+    for args in [
+        vec!["run", "--out", &o, "/nonexistent/tasks"],
+        vec!["run", "--out", &o, "--preset", "fastest", &r(&d)],
+        vec!["run", "--out", &o, "--preset", "S/3", &r(&d)],
+    ] {
+        let res = bench(&args);
+        assert_eq!(res.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert!(
+            err.starts_with("slam-bench: ") && err.lines().count() == 1,
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+fn r(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// A summary without its CPU-time rows and columns (times differ from run to run).
+fn without_times(summary: &str) -> String {
+    summary
+        .lines()
+        .filter(|l| !l.contains("CPU s ("))
+        .map(|l| l.split('|').take(12).collect::<Vec<_>>().join("|"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
