@@ -1,5 +1,5 @@
 # Everyday commands. `make demo` and `make test` do all the set-up on a fresh machine.
-.PHONY: all build demo test lint fmt bench ci slam-table
+.PHONY: all build demo test lint fmt bench ci slam-table slam-bench benchexec-check
 
 all: build
 
@@ -43,5 +43,21 @@ slam-table:
 	scripts/setup.sh
 	cargo build --release -p slam-run
 	scripts/slam-table.sh
+
+# slam-bench over the SV-COMP corpus with the Constrain paper's Fig. 4 configurations (no-constrain,
+# lazy, eager): results, summary tables, plots and report.html in bench-results/fig4
+# (SLAM_TIMEOUT=N CPU seconds per run, default 10; JOBS=N runs at a time, default 1 for steady times).
+slam-bench:
+	scripts/setup.sh
+	cargo build --release -p slam-run -p slam-bench
+	rm -rf bench-results/fig4
+	target/release/slam-bench run ../shared/corpus/sv-benchmarks/locks \
+	  ../shared/corpus/sv-benchmarks/ntdrivers-simplified ../shared/corpus/sv-benchmarks/loop-acceleration \
+	  ../shared/corpus/sv-benchmarks/svcomp16-loop-acceleration --preset fig4 \
+	  --cpu-limit $${SLAM_TIMEOUT:-10} --jobs $${JOBS:-1} --mem-limit 8192 --out bench-results/fig4
+
+# The BenchExec tool-info module checked with BenchExec's own test_tool_info (part of `make test`).
+benchexec-check:
+	scripts/benchexec-check.sh
 
 ci: lint test

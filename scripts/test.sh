@@ -9,3 +9,5 @@ else
   cargo test --workspace --no-fail-fast --all-targets
 fi
 cargo test --workspace --doc
+# The BenchExec tool-info module, with BenchExec's own check (skipped without python3/PyPI).
+scripts/benchexec-check.sh

@@ -1,0 +1,1 @@
+"""BenchExec tool-info modules of slam-toolkit (see slam_run)."""
