@@ -19,6 +19,7 @@
 //! standalone tools to the same result (the options are recorded in the `.bp` header).
 
 pub mod task;
+pub mod witness;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -75,6 +75,9 @@ struct Args {
     /// (iterNNN.*; commands.txt re-runs them with the standalone tools).
     #[arg(long, value_name = "DIR")]
     keep: Option<PathBuf>,
+    /// Write a violation witness (GraphML, SV-COMP witness format 1.0) for a FALSE verdict.
+    #[arg(long, value_name = "FILE")]
+    witness: Option<PathBuf>,
     /// Write everything measured as JSON (format slam-run-stats/1).
     #[arg(long = "stats-json", value_name = "FILE")]
     stats_json: Option<PathBuf>,
@@ -182,6 +185,16 @@ fn run(args: Args) -> Result<i32, Failure> {
         settings,
     };
     let file = task.c_file.display().to_string();
+    let winfo = args
+        .witness
+        .as_ref()
+        .map(|_| slam_run::witness::WitnessInfo {
+            program_file: file.clone(),
+            source: c_bytes.clone(),
+            data_model,
+            error_fns: cfg.settings.error_fns.clone(),
+            producer: format!("slam-run {}", env!("CARGO_PKG_VERSION")),
+        });
     // The loop runs on a worker thread so that the time limit is a real one: when it passes,
     // the verdict is UNKNOWN (timeout) whatever stage is running (kept files are written
     // atomically, so they stay consistent).
@@ -207,7 +220,16 @@ fn run(args: Args) -> Result<i32, Failure> {
                 }
             };
             let r = slam_run::run(&prog, &c_file, &c_bytes, preds, &cfg, &mut progress);
-            let _ = tx.send(r);
+            let witness = match (&r, &winfo) {
+                (Ok(res), Some(info)) => match &res.verdict {
+                    slam_run::Verdict::False(cex) => {
+                        Some(slam_run::witness::violation(&prog, cex, info))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            let _ = tx.send(r.map(|r| (r, witness)));
         })
         .map_err(|e| Failure(exit::INTERNAL, e.into()))?;
     let received = match deadline {
@@ -216,7 +238,7 @@ fn run(args: Args) -> Result<i32, Failure> {
             .map_err(|e| matches!(e, mpsc::RecvTimeoutError::Timeout)),
         None => rx.recv().map_err(|_| false),
     };
-    let result = match received {
+    let (result, witness) = match received {
         Ok(r) => r.map_err(|e| Failure(exit::INTERNAL, e.into()))?,
         Err(true) => {
             println!("UNKNOWN (timeout)");
@@ -251,6 +273,18 @@ fn run(args: Args) -> Result<i32, Failure> {
         print!("{}", newton::counterexample_text(cex));
     }
     println!("{}", result.summary());
+    if let Some(p) = &args.witness {
+        match &witness {
+            Some(w) => std::fs::write(p, w)
+                .with_context(|| p.display().to_string())
+                .map_err(input)?,
+            None => eprintln!(
+                "slam-run: no witness written to {}: only FALSE verdicts have one (correctness \
+                 witnesses are not produced yet)",
+                p.display()
+            ),
+        }
+    }
     if let Some(p) = &args.stats_json {
         std::fs::write(p, result.stats_json(&file))
             .with_context(|| p.display().to_string())

@@ -1,8 +1,10 @@
 //! slam-run on the SV-COMP corpus (issue 4, acceptance 2), the command with `--timeout 10` per
 //! task: never a wrong verdict (TRUE for a `false` task, FALSE for a `true` one) in any
 //! directory; every `locks` task correct. The counts of the other directories are printed
-//! (`make slam-table` prints the full table with the release build). Skipped, saying so, when
-//! `../shared/corpus` is absent.
+//! (`make slam-table` prints the full table with the release build). Every FALSE verdict's
+//! violation witness (`--witness`) is checked: well-formed GraphML with the required keys and
+//! the program's hash, replayed on the concrete interpreter to the error (issue 6, acceptance
+//! 2). Skipped, saying so, when `../shared/corpus` is absent.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -26,6 +28,7 @@ fn tasks(dir: &Path) -> Vec<PathBuf> {
 }
 
 struct Tally {
+    witnesses: usize,
     correct: usize,
     unknown: usize,
     wrong: Vec<String>,
@@ -34,6 +37,7 @@ struct Tally {
 
 fn run_dir(root: &Path, name: &str, limit: Duration) -> Tally {
     let mut t = Tally {
+        witnesses: 0,
         correct: 0,
         unknown: 0,
         wrong: Vec::new(),
@@ -48,9 +52,17 @@ fn run_dir(root: &Path, name: &str, limit: Duration) -> Tally {
         // The command, not the library: its --timeout is a real limit (a single c2bp or
         // bebop stage can outlast the library's between-stage deadline).
         let start = Instant::now();
+        let witness = std::env::temp_dir().join(format!(
+            "slam-corpus-{}-{}.graphml",
+            std::process::id(),
+            task.file_name().unwrap_or_default().to_string_lossy()
+        ));
+        let _ = std::fs::remove_file(&witness);
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_slam-run"))
             .arg("--timeout")
             .arg(limit.as_secs_f64().to_string())
+            .arg("--witness")
+            .arg(&witness)
             .arg(&task)
             .output()
             .expect("slam-run runs");
@@ -75,6 +87,11 @@ fn run_dir(root: &Path, name: &str, limit: Duration) -> Tally {
             out.status.code(),
             String::from_utf8_lossy(&out.stderr)
         );
+        if verdict.starts_with("FALSE") {
+            check_witness(&def, &witness);
+            t.witnesses += 1;
+        }
+        let _ = std::fs::remove_file(&witness);
         match (verdict.as_str(), expected) {
             ("TRUE", true) | ("FALSE(unreach-call)", false) => t.correct += 1,
             (v, _) if v.starts_with("UNKNOWN") => t.unknown += 1,
@@ -82,13 +99,36 @@ fn run_dir(root: &Path, name: &str, limit: Duration) -> Tally {
         }
     }
     eprintln!(
-        "{name}: {}/{} correct, {} unknown, {} wrong",
+        "{name}: {}/{} correct, {} unknown, {} wrong; {} violation witnesses checked",
         t.correct,
         t.total,
         t.unknown,
-        t.wrong.len()
+        t.wrong.len(),
+        t.witnesses
     );
     t
+}
+
+/// The violation witness slam-run wrote for a FALSE verdict checks against the task's program.
+fn check_witness(def: &slam_run::task::Task, witness: &Path) {
+    let text = std::fs::read_to_string(witness)
+        .unwrap_or_else(|e| panic!("{}: no witness: {e}", def.c_file.display()));
+    let settings = c2bp::HeaderSettings {
+        error_fns: def.error_fns.clone(),
+        sem: cir::smt::Semantics {
+            data_model: def.data_model,
+            bitvector: false,
+        },
+        ..c2bp::HeaderSettings::default()
+    };
+    let prog = cir::load_file(&def.c_file, &settings.lower_options()).expect("lowers");
+    let source = std::fs::read(&def.c_file).expect("source");
+    let checked = slam_run::witness::check_violation(&prog, &source, &text)
+        .unwrap_or_else(|e| panic!("{}: {e}", def.c_file.display()));
+    eprintln!(
+        "  witness: {} edges, {} input values, replayed to the error in {} steps",
+        checked.edges, checked.values, checked.steps
+    );
 }
 
 #[test]
@@ -109,6 +149,10 @@ fn the_corpus_gets_no_wrong_verdict_and_locks_are_all_correct() {
         wrong.extend(run_dir(&root, d, limit).wrong);
     }
     assert!(wrong.is_empty(), "wrong verdicts:\n{}", wrong.join("\n"));
+    assert_eq!(
+        locks.witnesses, 2,
+        "the two FALSE locks tasks have checked witnesses"
+    );
     assert_eq!(locks.total, 13, "the locks directory has 13 tasks");
     assert_eq!(locks.correct, 13, "every locks task is solved within 10 s");
 }
