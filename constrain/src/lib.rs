@@ -38,8 +38,13 @@
 //! variable is used only where its value describes the C state: a `\result` predicate after a
 //! `return`, a `{ret …}` temporary right after its call, an `{arg …}` temporary after the
 //! `actuals`, never the old value of an `effects` target. The paper's return check also uses
-//! the caller's state at the call (`ρ(E(a_c))`); this version leaves it out (weaker questions,
-//! so fewer constraints, never an unsound one). Calls through a function pointer with several
+//! the caller's state at the call with the globals renamed to their values then (`ρ(E(a_c))`);
+//! this version reads only the caller's literals the call cannot change. The others would
+//! relate locals to the globals' values before the call, and nothing c2bp gives the caller
+//! relates those to the values after it (its `{ret …}` temporaries read the callee's return
+//! predicates in the state after the call), while an inconsistency of the state before the
+//! call is found at the call's `actuals` instruction. Weaker questions, so possibly fewer
+//! constraints, never an unsound one. Calls through a function pointer with several
 //! possible callees are not examined.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
