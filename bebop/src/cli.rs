@@ -145,6 +145,8 @@ fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         source: Some(src.clone()),
         self_check: false,
         trace_budget: None,
+        invariant_hide: Vec::new(),
+        invariant_at: None,
     };
     let outcome = match verify(&prog, &opts) {
         Ok(o) => o,

@@ -66,6 +66,13 @@ pub struct Options {
     /// expanded over the whole extraction); `None`: the default, [`trace::default_budget`].
     /// Past it, a real but not necessarily shortest trace is extracted (see [`trace`]).
     pub trace_budget: Option<u64>,
+    /// Variables whose names start with one of these are left out of the invariants
+    /// (existentially quantified): e.g. temporaries whose values mean nothing between the
+    /// statements that use them.
+    pub invariant_hide: Vec<String>,
+    /// Only the statements carrying one of these labels, given as (procedure, label), get an
+    /// invariant (`None`: every statement).
+    pub invariant_at: Option<Vec<(String, String)>>,
 }
 
 /// The answer.
@@ -144,6 +151,22 @@ pub struct Invariant {
     /// The reachable valuations of the variables in scope, as a formula over their names
     /// (`T`, `F`, or a disjunction of cubes such as `(a & !b) | c`).
     pub formula: String,
+    /// The same set exactly, as a disjunction of cubes (`Dnf`) or a conjunction of clauses
+    /// (`Cnf`), whichever is smaller; `None` when both have more than [`MAX_EXACT`] terms.
+    pub exact: Option<NormalForm>,
+}
+
+/// Most terms of an exact invariant ([`Invariant::exact`]).
+pub const MAX_EXACT: usize = 512;
+
+/// A Boolean formula over variable names in normal form: each term a list of literals
+/// (name, value).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NormalForm {
+    /// A disjunction of cubes (no cube: false; an empty cube: true).
+    Dnf(Vec<Vec<(String, bool)>>),
+    /// A conjunction of clauses (no clause: true; an empty clause: false).
+    Cnf(Vec<Vec<(String, bool)>>),
 }
 
 /// Everything a check produced.
@@ -264,7 +287,7 @@ fn verify_here(prog: &Program, opts: &Options) -> Result<Outcome, BebopError> {
         Verdict::Safe
     };
     let t3 = Instant::now();
-    let invariants = opts.invariants.then(|| invariants(&model, &tab));
+    let invariants = opts.invariants.then(|| invariants(&model, &tab, opts));
     let stats = Stats {
         procedures: model.procs.len(),
         statements: model.n_stmts(),
@@ -288,13 +311,31 @@ fn verify_here(prog: &Program, opts: &Options) -> Result<Outcome, BebopError> {
     })
 }
 
-fn invariants(model: &lower::Model, tab: &engine::Tabulation) -> Vec<Invariant> {
+fn invariants(model: &lower::Model, tab: &engine::Tabulation, opts: &Options) -> Vec<Invariant> {
+    let hide = &opts.invariant_hide;
     let mut out = Vec::new();
     for (pi, p) in model.procs.iter().enumerate() {
         let pid = ids::ProcId(pi as u32);
         let mut entry_vars = model.vars.vars(&model.vars.globals(), vars::Ver::Entry);
         entry_vars.extend(model.vars.vars(&model.frame_slots(pid), vars::Ver::Entry));
+        let hidden: Vec<_> = model
+            .frame_slots(pid)
+            .into_iter()
+            .chain(model.vars.globals())
+            .filter(|&s| {
+                let n = model.slot_name(pid, s);
+                hide.iter().any(|h| n.starts_with(h.as_str()))
+            })
+            .collect();
+        entry_vars.extend(model.vars.vars(&hidden, vars::Ver::Cur));
         for (n, (id, s)) in p.stmt_nodes.iter().zip(p.ast.stmts_preorder()) {
+            if let Some(at) = &opts.invariant_at
+                && !at
+                    .iter()
+                    .any(|(q, l)| *q == p.name && s.labels.iter().any(|x| x.name == *l))
+            {
+                continue;
+            }
             let reach = tab.pe[n.ix()].exists(&entry_vars);
             out.push(Invariant {
                 proc: p.name.clone(),
@@ -304,6 +345,7 @@ fn invariants(model: &lower::Model, tab: &engine::Tabulation) -> Vec<Invariant> 
                 labels: s.labels.iter().map(|l| l.name.clone()).collect(),
                 text: bp_grammar::print_stmt_head(s),
                 formula: report::formula(model, pid, &reach),
+                exact: report::normal_form(model, pid, &reach, MAX_EXACT),
             });
         }
     }

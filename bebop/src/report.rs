@@ -330,6 +330,52 @@ fn first_paths(b: &Bdd, limit: usize) -> Vec<Vec<(BddVariable, bool)>> {
     out
 }
 
+/// `b` exactly, as the smaller of its disjunctive form (the optimised cubes of `b`) and its
+/// conjunctive form (the negated cubes of `!b`), when that has at most `limit` terms.
+pub fn normal_form(
+    m: &Model,
+    p: crate::ids::ProcId,
+    b: &Bdd,
+    limit: usize,
+) -> Option<crate::NormalForm> {
+    let name = |v: BddVariable| match m.vars.describe(v) {
+        VarInfo::Slot(s, Ver::Cur) => Some(m.slot_name(p, s)),
+        _ => None,
+    };
+    let terms = |x: &Bdd, negate: bool| -> Option<Vec<Vec<(String, bool)>>> {
+        if path_count(x) > 4.0 * limit as f64 {
+            return None;
+        }
+        let cubes = x.to_optimized_dnf();
+        if cubes.len() > limit {
+            return None;
+        }
+        cubes
+            .iter()
+            .map(|c| {
+                c.to_values()
+                    .into_iter()
+                    .map(|(v, val)| name(v).map(|n| (n, val != negate)))
+                    .collect::<Option<Vec<_>>>()
+            })
+            .collect()
+    };
+    if b.is_true() {
+        return Some(crate::NormalForm::Cnf(Vec::new()));
+    }
+    if b.is_false() {
+        return Some(crate::NormalForm::Dnf(Vec::new()));
+    }
+    let dnf = terms(b, false);
+    let cnf = terms(&b.not(), true);
+    match (dnf, cnf) {
+        (Some(d), Some(c)) if c.len() < d.len() => Some(crate::NormalForm::Cnf(c)),
+        (Some(d), _) => Some(crate::NormalForm::Dnf(d)),
+        (None, Some(c)) => Some(crate::NormalForm::Cnf(c)),
+        (None, None) => None,
+    }
+}
+
 /// A formula over the variable names of procedure `p` for a BDD over [`Ver::Cur`]: `T`, `F`,
 /// or a disjunction of cubes (minimised when small, cut after 256 cubes).
 pub fn formula(m: &Model, p: crate::ids::ProcId, b: &Bdd) -> String {

@@ -188,6 +188,8 @@ pub struct RunResult {
     pub constraints: Vec<constrain::Constraint>,
     /// Wall-clock seconds (including parsing).
     pub seconds: f64,
+    /// On TRUE, the Boolean program bebop proved safe (constraints applied).
+    pub abstraction: Option<String>,
 }
 
 /// Statistics as JSON (`--stats-json`).
@@ -371,6 +373,7 @@ pub fn run(
     };
     let mut constraints: Vec<constrain::Constraint> = Vec::new();
     let timed_out = || cfg.deadline.is_some_and(|d| Instant::now() >= d);
+    let mut proved: Option<String> = None;
     let verdict = 'run: {
         for i in 0..cfg.max_iterations {
             let mut it = Iteration {
@@ -450,6 +453,7 @@ pub fn run(
                 let Some(trace) = outcome.verdict.trace() else {
                     it.outcome = "safe".into();
                     iterations.push(it);
+                    proved = Some(text.clone());
                     break 'run Verdict::True;
                 };
                 let trace_file = cfg.keep.as_ref().map(|k| k.join(name("trace.json")));
@@ -617,6 +621,7 @@ pub fn run(
         predicates: preds,
         constraints,
         seconds: t0.elapsed().as_secs_f64(),
+        abstraction: proved,
     })
 }
 

@@ -75,7 +75,9 @@ struct Args {
     /// (iterNNN.*; commands.txt re-runs them with the standalone tools).
     #[arg(long, value_name = "DIR")]
     keep: Option<PathBuf>,
-    /// Write a violation witness (GraphML, SV-COMP witness format 1.0) for a FALSE verdict.
+    /// Write a witness (GraphML, SV-COMP witness format 1.0): a violation witness for FALSE (the
+    /// counterexample), a correctness witness for TRUE (the loop-head invariants the final
+    /// abstraction proves).
     #[arg(long, value_name = "FILE")]
     witness: Option<PathBuf>,
     /// Write everything measured as JSON (format slam-run-stats/1).
@@ -221,10 +223,14 @@ fn run(args: Args) -> Result<i32, Failure> {
             };
             let r = slam_run::run(&prog, &c_file, &c_bytes, preds, &cfg, &mut progress);
             let witness = match (&r, &winfo) {
-                (Ok(res), Some(info)) => match &res.verdict {
-                    slam_run::Verdict::False(cex) => {
-                        Some(slam_run::witness::violation(&prog, cex, info))
+                (Ok(res), Some(info)) => match (&res.verdict, &res.abstraction) {
+                    (slam_run::Verdict::False(cex), _) => {
+                        Some(Ok(slam_run::witness::violation(&prog, cex, info)))
                     }
+                    (slam_run::Verdict::True, Some(bp)) => Some(
+                        slam_run::witness::loop_invariants(&prog, bp)
+                            .map(|invs| slam_run::witness::correctness(&invs, info)),
+                    ),
                     _ => None,
                 },
                 _ => None,
@@ -275,12 +281,12 @@ fn run(args: Args) -> Result<i32, Failure> {
     println!("{}", result.summary());
     if let Some(p) = &args.witness {
         match &witness {
-            Some(w) => std::fs::write(p, w)
+            Some(Ok(w)) => std::fs::write(p, w)
                 .with_context(|| p.display().to_string())
                 .map_err(input)?,
+            Some(Err(e)) => eprintln!("slam-run: no witness written to {}: {e}", p.display()),
             None => eprintln!(
-                "slam-run: no witness written to {}: only FALSE verdicts have one (correctness \
-                 witnesses are not produced yet)",
+                "slam-run: no witness written to {}: the verdict is not TRUE or FALSE",
                 p.display()
             ),
         }

@@ -118,6 +118,9 @@ const KEYS: &[(&str, &str, &str, Option<&str>)] = &[
     ("assumption.resultfunction", "edge", "string", None),
     ("enterFunction", "edge", "string", None),
     ("returnFromFunction", "edge", "string", None),
+    ("enterLoopHead", "edge", "boolean", Some("false")),
+    ("invariant", "node", "string", None),
+    ("invariant.scope", "node", "string", None),
 ];
 
 /// The required graph keys of a violation witness.
@@ -132,15 +135,8 @@ const GRAPH_KEYS: [&str; 8] = [
     "creationtime",
 ];
 
-/// The violation witness of a counterexample of `prog`.
-pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> String {
-    // Values of nondeterministic calls, by edge, in the order they were drawn.
-    let mut nondet: HashMap<&str, VecDeque<i128>> = HashMap::new();
-    for i in &cex.inputs {
-        if let Some((_, edge)) = i.what.rsplit_once(" at ") {
-            nondet.entry(edge).or_default().push_back(i.value);
-        }
-    }
+/// The XML prolog, the keys, and the graph's data of a witness of `witness_type`.
+fn header(witness_type: &str, info: &WitnessInfo) -> String {
     let mut s = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n\
          <graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\" \
@@ -169,7 +165,7 @@ pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> St
         DataModel::Lp64 => "64bit",
     };
     for (k, v) in [
-        ("witness-type", "violation_witness".to_string()),
+        ("witness-type", witness_type.to_string()),
         ("sourcecodelang", "C".into()),
         ("producer", info.producer.clone()),
         ("specification", specification(error_fn)),
@@ -180,6 +176,19 @@ pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> St
     ] {
         let _ = writeln!(s, "  <data key=\"{k}\">{}</data>", xml_escape(&v));
     }
+    s
+}
+
+/// The violation witness of a counterexample of `prog`.
+pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> String {
+    // Values of nondeterministic calls, by edge, in the order they were drawn.
+    let mut nondet: HashMap<&str, VecDeque<i128>> = HashMap::new();
+    for i in &cex.inputs {
+        if let Some((_, edge)) = i.what.rsplit_once(" at ") {
+            nondet.entry(edge).or_default().push_back(i.value);
+        }
+    }
+    let mut s = header("violation_witness", info);
     s.push_str("  <node id=\"N0\">\n   <data key=\"entry\">true</data>\n  </node>\n");
     let n = cex.steps.len();
     for (k, step) in cex.steps.iter().enumerate() {
@@ -291,8 +300,17 @@ fn parse_result_value(a: &str) -> Option<i128> {
     v.trim().trim_matches(|c| c == '(' || c == ')').parse().ok()
 }
 
-/// Checks a violation witness against the program (module doc).
-pub fn check_violation(prog: &Program, source: &[u8], text: &str) -> Result<Checked, WitnessError> {
+/// A witness read back: its graph data, its nodes' data, its edges by source.
+struct Graph {
+    nodes: Vec<(String, HashMap<String, String>)>,
+    out: HashMap<String, Vec<WEdge>>,
+    entry: Vec<String>,
+    flagged: HashMap<String, std::collections::HashSet<String>>,
+}
+
+/// Parses a witness of `witness_type`: well-formed GraphML, every key used declared (for the
+/// right kind of element), the required graph keys, the program's hash.
+fn read_graph(text: &str, source: &[u8], witness_type: &str) -> Result<Graph, WitnessError> {
     let doc = roxmltree::Document::parse(text)
         .map_err(|e| WitnessError(format!("not well-formed XML: {e}")))?;
     let root = doc.root_element();
@@ -336,9 +354,9 @@ pub fn check_violation(prog: &Program, source: &[u8], text: &str) -> Result<Chec
             return err(format!("the graph has no `{k}`"));
         }
     }
-    if gdata["witness-type"] != "violation_witness" {
+    if gdata["witness-type"] != witness_type {
         return err(format!(
-            "witness-type is `{}`, not violation_witness",
+            "witness-type is `{}`, not {witness_type}",
             gdata["witness-type"]
         ));
     }
@@ -355,25 +373,39 @@ pub fn check_violation(prog: &Program, source: &[u8], text: &str) -> Result<Chec
             .or_else(|| keys.get(key).and_then(|k| k.1.clone()))
             .is_some_and(|v| v == "true")
     };
-    let mut entry = Vec::new();
-    let mut violation_nodes = std::collections::HashSet::new();
+    let mut g = Graph {
+        nodes: Vec::new(),
+        out: HashMap::new(),
+        entry: Vec::new(),
+        flagged: HashMap::new(),
+    };
     for n in graph.children().filter(|n| n.has_tag_name("node")) {
         let id = n.attribute("id").unwrap_or("").to_string();
         let d = data_of(n, "node")?;
         if flag(&d, "entry") {
-            entry.push(id.clone());
+            g.entry.push(id.clone());
         }
-        if flag(&d, "violation") {
-            violation_nodes.insert(id);
+        for key in ["violation", "sink"] {
+            if flag(&d, key) {
+                g.flagged.entry(key.into()).or_default().insert(id.clone());
+            }
         }
+        g.nodes.push((id, d));
     }
-    let mut out: HashMap<String, Vec<WEdge>> = HashMap::new();
     for e in graph.children().filter(|n| n.has_tag_name("edge")) {
         let src = e.attribute("source").unwrap_or("").to_string();
         let target = e.attribute("target").unwrap_or("").to_string();
         let data = data_of(e, "edge")?;
-        out.entry(src).or_default().push(WEdge { target, data });
+        g.out.entry(src).or_default().push(WEdge { target, data });
     }
+    Ok(g)
+}
+
+/// Checks a violation witness against the program (module doc).
+pub fn check_violation(prog: &Program, source: &[u8], text: &str) -> Result<Checked, WitnessError> {
+    let g = read_graph(text, source, "violation_witness")?;
+    let (entry, out) = (g.entry, g.out);
+    let violation_nodes = g.flagged.get("violation").cloned().unwrap_or_default();
     let [start] = entry.as_slice() else {
         return err(format!("{} entry nodes (one expected)", entry.len()));
     };
@@ -521,5 +553,782 @@ mod tests {
         let d = now_iso8601();
         assert_eq!(d.len(), 20, "{d}");
         assert!(d.starts_with("20") && d.ends_with('Z'));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Correctness witnesses.
+
+/// The loop heads of `f`: targets of the back edges of a depth-first search from its entry
+/// (every cycle of the control-flow graph passes through one), in increasing node order.
+pub fn loop_heads(f: &cir::ir::Function) -> Vec<cir::ir::NodeId> {
+    let n = f.nodes as usize;
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for e in &f.edges {
+        succ[e.from.0 as usize].push(e.to.0 as usize);
+    }
+    // 0 unvisited, 1 on the stack, 2 done.
+    let mut state = vec![0u8; n];
+    let mut heads = std::collections::BTreeSet::new();
+    let mut stack: Vec<(usize, usize)> = vec![(f.entry.0 as usize, 0)];
+    state[f.entry.0 as usize] = 1;
+    while let Some((v, i)) = stack.pop() {
+        if let Some(&w) = succ[v].get(i) {
+            stack.push((v, i + 1));
+            match state[w] {
+                0 => {
+                    state[w] = 1;
+                    stack.push((w, 0));
+                }
+                1 => {
+                    heads.insert(w);
+                }
+                _ => {}
+            }
+        } else {
+            state[v] = 2;
+        }
+    }
+    heads
+        .into_iter()
+        .map(|h| cir::ir::NodeId(h as u32))
+        .collect()
+}
+
+/// The source line of node `n` of `f`: that of its first out-edge (in the verified file).
+fn node_line(f: &cir::ir::Function, n: cir::ir::NodeId) -> Option<u32> {
+    f.edges
+        .iter()
+        .find(|e| e.from == n && e.pos.file == 0 && e.pos.line > 0)
+        .map(|e| e.pos.line)
+}
+
+/// Names of Boolean variables whose values mean nothing at a loop head: call temporaries and
+/// `\result` predicates (left out of the invariants).
+const HIDDEN: [&str; 3] = ["{arg ", "{ret ", "{\\result"];
+
+/// The C text of an invariant in normal form over predicate variables (`{x < y}`), or `None`
+/// when a variable is not a predicate.
+fn invariant_text(nf: &bebop::NormalForm) -> Option<String> {
+    let lit = |(n, v): &(String, bool)| -> Option<String> {
+        let p = n.strip_prefix('{')?.strip_suffix('}')?;
+        Some(if *v {
+            format!("({p})")
+        } else {
+            format!("!({p})")
+        })
+    };
+    let join = |terms: &[Vec<(String, bool)>], inner: &str, outer: &str, empty: &str| {
+        if terms.is_empty() {
+            return Some(empty.to_string());
+        }
+        let parts: Option<Vec<String>> = terms
+            .iter()
+            .map(|t| {
+                let ls: Option<Vec<String>> = t.iter().map(lit).collect();
+                let ls = ls?;
+                Some(if ls.is_empty() {
+                    // An empty cube is true; an empty clause false.
+                    if inner == " && " {
+                        "1".into()
+                    } else {
+                        "0".into()
+                    }
+                } else {
+                    format!("({})", ls.join(inner))
+                })
+            })
+            .collect();
+        Some(parts?.join(outer))
+    };
+    match nf {
+        bebop::NormalForm::Dnf(c) => join(c, " && ", " || ", "0"),
+        bebop::NormalForm::Cnf(c) => join(c, " || ", " && ", "1"),
+    }
+}
+
+/// One loop-head invariant of a correctness witness.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopInvariant {
+    /// The function.
+    pub function: String,
+    /// The loop head's line.
+    pub line: u32,
+    /// The invariant (C expression).
+    pub invariant: String,
+}
+
+/// The loop-head invariants the Boolean program `bp_text` (proved safe by bebop) gives for
+/// `prog`: the reachable valuations at each loop head's label (`L<node>`), without call
+/// temporaries and `\result` predicates, as a C expression over the predicates. A loop head
+/// whose set is too large to write exactly, or has no label, gets none.
+pub fn loop_invariants(prog: &Program, bp_text: &str) -> Result<Vec<LoopInvariant>, WitnessError> {
+    let bp = bp_grammar::parse_and_check(bp_text, &bp_grammar::ParseOptions::default())
+        .map_err(|d| WitnessError(format!("the final abstraction does not parse: {d:?}")))?;
+    let at = prog
+        .functions
+        .iter()
+        .flat_map(|f| {
+            loop_heads(f)
+                .into_iter()
+                .map(|h| (f.name.clone(), format!("L{}", h.0)))
+        })
+        .collect();
+    let opts = bebop::Options {
+        invariants: true,
+        invariant_hide: HIDDEN.iter().map(|s| s.to_string()).collect(),
+        invariant_at: Some(at),
+        ..bebop::Options::default()
+    };
+    let out = bebop::verify(&bp, &opts).map_err(|e| WitnessError(e.to_string()))?;
+    if !out.verdict.is_safe() {
+        return err("the final abstraction is not safe");
+    }
+    let invs = out.invariants.unwrap_or_default();
+    let mut res = Vec::new();
+    for f in &prog.functions {
+        for h in loop_heads(f) {
+            let label = format!("L{}", h.0);
+            let Some(line) = node_line(f, h) else {
+                continue;
+            };
+            let Some(inv) = invs
+                .iter()
+                .find(|i| i.proc == f.name && i.labels.contains(&label))
+            else {
+                tracing::debug!(function = %f.name, node = h.0, "loop head without a label");
+                continue;
+            };
+            let Some(text) = inv.exact.as_ref().and_then(invariant_text) else {
+                tracing::debug!(function = %f.name, node = h.0, "invariant too large");
+                continue;
+            };
+            res.push(LoopInvariant {
+                function: f.name.clone(),
+                line,
+                invariant: text,
+            });
+        }
+    }
+    Ok(res)
+}
+
+/// The correctness witness: the loop-head invariants as invariant nodes, each reached from the
+/// entry node by an edge with the loop head's `startline` and `enterLoopHead`.
+pub fn correctness(invariants: &[LoopInvariant], info: &WitnessInfo) -> String {
+    let mut s = header("correctness_witness", info);
+    s.push_str("  <node id=\"N0\">\n   <data key=\"entry\">true</data>\n  </node>\n");
+    for (k, inv) in invariants.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "  <node id=\"I{k}\">\n   <data key=\"invariant\">{}</data>\n   \
+             <data key=\"invariant.scope\">{}</data>\n  </node>\n  \
+             <edge source=\"N0\" target=\"I{k}\">\n   <data key=\"startline\">{}</data>\n   \
+             <data key=\"enterLoopHead\">true</data>\n  </edge>",
+            xml_escape(&inv.invariant),
+            xml_escape(&inv.function),
+            inv.line
+        );
+    }
+    s.push_str(" </graph>\n</graphml>\n");
+    s
+}
+
+/// What [`check_correctness`] proved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proved {
+    /// Invariants the witness gives.
+    pub invariants: usize,
+    /// Loop heads of `main` (each with its invariant, or `1`).
+    pub loop_heads: usize,
+    /// Proof obligations discharged (one per reachable pair of cut points, and per reachable
+    /// error edge).
+    pub obligations: usize,
+}
+
+/// Checks a correctness witness: its invariants, each at a loop head (by function and line),
+/// are proved *inductive* and the error unreachable, by the C-side crate's encoding: between
+/// cut points of `main` (its entry and its loop heads), every path is encoded at once in SSA
+/// form (a fresh variable per assignment, a reachability variable and merged versions per
+/// node, calls of loop-free functions inlined), and Z3 proves that the invariant at each
+/// cut point (true at the entry, with the globals' initial values) implies the invariant at
+/// every cut point it reaches, and that no error edge is reached. A loop head without an
+/// invariant in the witness gets `1`, so the check fails unless none is needed. Programs
+/// with pointers, aggregates, recursion or loops outside `main` are not checked (an error
+/// saying so).
+pub fn check_correctness(
+    prog: &Program,
+    source: &[u8],
+    text: &str,
+    sem: cir::smt::Semantics,
+) -> Result<Proved, WitnessError> {
+    let g = read_graph(text, source, "correctness_witness")?;
+    let mut lines_into: HashMap<&str, Vec<u32>> = HashMap::new();
+    for es in g.out.values() {
+        for e in es {
+            if let Some(l) = e.data.get("startline").and_then(|l| l.parse().ok()) {
+                lines_into.entry(e.target.as_str()).or_default().push(l);
+            }
+        }
+    }
+    let mut invs: HashMap<(cir::ir::FuncId, u32), Vec<Expr>> = HashMap::new();
+    let mut count = 0;
+    for (id, d) in &g.nodes {
+        let Some(text) = d.get("invariant") else {
+            continue;
+        };
+        count += 1;
+        let scope = d
+            .get("invariant.scope")
+            .map(String::as_str)
+            .unwrap_or("main");
+        let f = prog
+            .function(scope)
+            .ok_or_else(|| WitnessError(format!("invariant scope `{scope}` is not a function")))?;
+        let e = cir::pred::parse_predicate(text, cir::pred::PredScope::Function(f.id), prog)
+            .map_err(|(c, m)| WitnessError(format!("invariant `{text}`, column {c}: {m}")))?
+            .expr;
+        let lines = lines_into.get(id.as_str()).cloned().unwrap_or_default();
+        if lines.is_empty() {
+            return err(format!(
+                "invariant node {id} has no edge with a startline into it"
+            ));
+        }
+        for l in lines {
+            invs.entry((f.id, l)).or_default().push(e.clone());
+        }
+    }
+    let main = prog
+        .function("main")
+        .ok_or_else(|| WitnessError("the program has no main".into()))?;
+    let heads = loop_heads(main);
+    let mut at: HashMap<cir::ir::NodeId, Expr> = HashMap::new();
+    for &h in &heads {
+        let line = node_line(main, h);
+        let e = line
+            .and_then(|l| invs.remove(&(main.id, l)))
+            .map(|v| {
+                v.into_iter()
+                    .reduce(|a, b| bin(BinOp::LogAnd, a, b))
+                    .expect("non-empty")
+            })
+            .unwrap_or_else(|| int_const(1));
+        at.insert(h, e);
+    }
+    if let Some(((f, l), _)) = invs.iter().next() {
+        return err(format!(
+            "the invariant at line {l} of {} is not at a loop head of main",
+            prog.functions[f.0 as usize].name
+        ));
+    }
+    let mut ind = Induct::new(prog, at);
+    let mut obligations = 0;
+    let mut cuts = vec![main.entry];
+    cuts.extend(heads.iter().copied());
+    for a in cuts {
+        obligations += ind.check_cut(a, sem)?;
+    }
+    Ok(Proved {
+        invariants: count,
+        loop_heads: heads.len(),
+        obligations,
+    })
+}
+
+use cir::ir::{BinOp, ExprKind, FuncId, NodeId, UnOp, VarId, VarInfo, VarKind};
+use cir::types::{CType, IntKind};
+
+fn int_ty() -> CType {
+    CType::Int(IntKind::Int)
+}
+
+fn int_const(v: i128) -> Expr {
+    Expr {
+        kind: ExprKind::Const(v),
+        ty: int_ty(),
+    }
+}
+
+fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+    Expr {
+        kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+        ty: int_ty(),
+    }
+}
+
+fn not(a: Expr) -> Expr {
+    Expr {
+        kind: ExprKind::Unary(UnOp::LogNot, Box::new(a)),
+        ty: int_ty(),
+    }
+}
+
+use cir::ir::Expr;
+
+/// A node of the inlined control flow: the call edges on the way (the context), the function,
+/// the node; `target` marks a cut point reached (not expanded further).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct PNode {
+    ctx: Vec<EdgeId>,
+    func: FuncId,
+    node: NodeId,
+    target: bool,
+}
+
+/// A successor in the inlined control flow: the edge taken (`None`: the return from a callee
+/// to its caller) and the node.
+type Succ = (Option<EdgeId>, PNode);
+
+/// Values along the way into a node: reachability, guard, variable versions.
+struct Incoming {
+    reach: Expr,
+    guard: Option<Expr>,
+    vers: HashMap<VarId, Expr>,
+}
+
+/// The SSA encoding of [`check_correctness`].
+struct Induct<'p> {
+    prog: &'p Program,
+    ext: Program,
+    inv: HashMap<NodeId, Expr>,
+    /// The return value of each function (a fresh variable standing for it).
+    ret: HashMap<FuncId, VarId>,
+    fresh: usize,
+}
+
+fn unsupported<T>(what: String) -> Result<T, WitnessError> {
+    Err(WitnessError(format!("not checked: {what}")))
+}
+
+impl<'p> Induct<'p> {
+    fn new(prog: &'p Program, inv: HashMap<NodeId, Expr>) -> Induct<'p> {
+        let mut ind = Induct {
+            prog,
+            ext: prog.clone(),
+            inv,
+            ret: HashMap::new(),
+            fresh: 0,
+        };
+        for f in &prog.functions {
+            let ty = f.ty.ret.clone();
+            if ty.is_integer() {
+                let v = ind.new_var(&format!("{}@ret", f.name), ty);
+                ind.ret.insert(f.id, v);
+            }
+        }
+        ind
+    }
+
+    fn new_var(&mut self, base: &str, ty: CType) -> VarId {
+        self.fresh += 1;
+        let id = VarId(u32::try_from(self.ext.vars.len()).unwrap_or(u32::MAX));
+        let main = self
+            .prog
+            .function("main")
+            .map(|f| f.id)
+            .unwrap_or(FuncId(0));
+        self.ext.vars.push(VarInfo {
+            c_name: format!("{base}@{}", self.fresh),
+            name: format!("{base}@{}", self.fresh),
+            ty,
+            kind: VarKind::Temp(main),
+            pos: Default::default(),
+        });
+        id
+    }
+
+    fn fresh_of(&mut self, v: VarId) -> Expr {
+        let info = self.ext.var(v).clone();
+        let id = self.new_var(&info.name, info.ty.clone());
+        Expr {
+            kind: ExprKind::Var(id),
+            ty: info.ty,
+        }
+    }
+
+    fn fresh_int(&mut self, base: &str) -> Expr {
+        let id = self.new_var(base, int_ty());
+        Expr {
+            kind: ExprKind::Var(id),
+            ty: int_ty(),
+        }
+    }
+
+    /// `e` over the versions (only integer variables and operators are supported).
+    fn read(&self, e: &Expr, vers: &HashMap<VarId, Expr>) -> Result<Expr, WitnessError> {
+        let mut bad = None;
+        e.walk(&mut |x| match &x.kind {
+            ExprKind::Const(_)
+            | ExprKind::Unary(..)
+            | ExprKind::Binary(..)
+            | ExprKind::Cast(_)
+            | ExprKind::Cond(..) => {}
+            ExprKind::Var(v) if vers.contains_key(v) => {}
+            _ => bad = Some(self.prog.show_expr(x)),
+        });
+        if let Some(b) = bad {
+            return unsupported(format!("`{b}` (only integer variables are handled)"));
+        }
+        Ok(cir::wp::subst_vars(e, &|v| vers.get(&v).cloned()))
+    }
+
+    fn scalar_vars(&self, vars: &[VarId]) -> Vec<VarId> {
+        vars.iter()
+            .copied()
+            .filter(|&v| self.prog.var(v).ty.is_integer())
+            .collect()
+    }
+
+    /// The obligations from cut point `a` of `main`; returns how many were proved.
+    fn check_cut(&mut self, a: NodeId, sem: cir::smt::Semantics) -> Result<usize, WitnessError> {
+        let prog = self.prog;
+        let main = prog.function("main").expect("checked");
+        // The initial versions.
+        let mut vers: HashMap<VarId, Expr> = HashMap::new();
+        let mut constraints: Vec<Expr> = Vec::new();
+        let globals = self.scalar_vars(&prog.globals);
+        let locals = self.scalar_vars(&main.locals);
+        let formals = self.scalar_vars(&main.formals);
+        if a == main.entry {
+            for &g in &globals {
+                vers.insert(g, cir::wp::convert(&int_const(0), &prog.var(g).ty));
+            }
+            for init in &prog.global_inits {
+                let ExprKind::Var(g) = init.lhs.kind else {
+                    return unsupported("an initialiser of an aggregate".into());
+                };
+                if !prog.var(g).ty.is_integer() {
+                    continue;
+                }
+                let v = match &init.value {
+                    Some(e) => {
+                        let e = self.read(e, &vers)?;
+                        cir::wp::convert(&e, &prog.var(g).ty)
+                    }
+                    None => self.fresh_of(g),
+                };
+                vers.insert(g, v);
+            }
+        } else {
+            for &g in &globals {
+                let f = self.fresh_of(g);
+                vers.insert(g, f);
+            }
+        }
+        for &l in locals.iter().chain(&formals) {
+            let f = self.fresh_of(l);
+            vers.insert(l, f);
+        }
+        if let Some(i) = self.inv.get(&a).cloned() {
+            constraints.push(self.read(&i, &vers)?);
+        }
+        // The region: depth-first from `a`, cut points of main are targets.
+        let heads: std::collections::HashSet<NodeId> = self.inv.keys().copied().collect();
+        let start = PNode {
+            ctx: Vec::new(),
+            func: main.id,
+            node: a,
+            target: false,
+        };
+        let succs = |p: &PNode| -> Result<Vec<Succ>, WitnessError> {
+            let f = &prog.functions[p.func.0 as usize];
+            let mut out = Vec::new();
+            if p.target {
+                return Ok(out);
+            }
+            if p.node == f.exit {
+                if let Some(&c) = p.ctx.last() {
+                    let caller = &prog.functions[c.func.0 as usize];
+                    let call = &caller.edges[c.index as usize];
+                    let mut ctx = p.ctx.clone();
+                    ctx.pop();
+                    let target = ctx.is_empty() && heads.contains(&call.to);
+                    out.push((
+                        None,
+                        PNode {
+                            ctx,
+                            func: c.func,
+                            node: call.to,
+                            target,
+                        },
+                    ));
+                }
+                return Ok(out);
+            }
+            for e in f.edges.iter().filter(|e| e.from == p.node) {
+                match &e.kind {
+                    EdgeKind::Call {
+                        callee: Callee::Defined(h),
+                        ..
+                    } => {
+                        let callee = &prog.functions[h.0 as usize];
+                        if *h == main.id || p.ctx.iter().any(|c| c.func == *h) {
+                            return unsupported(format!("recursion through {}", callee.name));
+                        }
+                        if !loop_heads(callee).is_empty() {
+                            return unsupported(format!("a loop in {}", callee.name));
+                        }
+                        let mut ctx = p.ctx.clone();
+                        ctx.push(e.id);
+                        out.push((
+                            Some(e.id),
+                            PNode {
+                                ctx,
+                                func: *h,
+                                node: callee.entry,
+                                target: false,
+                            },
+                        ));
+                    }
+                    EdgeKind::Call {
+                        callee: Callee::Indirect(_),
+                        ..
+                    } => return unsupported("a call through a pointer".into()),
+                    EdgeKind::Error { .. } | EdgeKind::Halt { .. } => {
+                        out.push((
+                            Some(e.id),
+                            PNode {
+                                ctx: p.ctx.clone(),
+                                func: p.func,
+                                node: e.to,
+                                target: true,
+                            },
+                        ));
+                    }
+                    _ => {
+                        let target = p.ctx.is_empty() && heads.contains(&e.to);
+                        out.push((
+                            Some(e.id),
+                            PNode {
+                                ctx: p.ctx.clone(),
+                                func: p.func,
+                                node: e.to,
+                                target,
+                            },
+                        ));
+                    }
+                }
+            }
+            Ok(out)
+        };
+        // Topological order (reverse post-order).
+        let mut order: Vec<PNode> = Vec::new();
+        let mut seen: std::collections::HashSet<PNode> = std::collections::HashSet::new();
+        let mut stack: Vec<(PNode, Vec<Succ>, usize)> = Vec::new();
+        seen.insert(start.clone());
+        let s0 = succs(&start)?;
+        stack.push((start.clone(), s0, 0));
+        while let Some((p, ss, i)) = stack.pop() {
+            if let Some((_, q)) = ss.get(i) {
+                let q = q.clone();
+                stack.push((p, ss, i + 1));
+                if seen.insert(q.clone()) {
+                    if seen.len() > 200_000 {
+                        return unsupported("more than 200000 inlined nodes".into());
+                    }
+                    let qs = succs(&q)?;
+                    stack.push((q, qs, 0));
+                }
+            } else {
+                order.push(p);
+            }
+        }
+        order.reverse();
+        // The forward pass.
+        let mut incoming: HashMap<PNode, Vec<Incoming>> = HashMap::new();
+        let mut obligations: Vec<(Expr, Expr)> = Vec::new();
+        let mut first = true;
+        for p in order {
+            let (reach, vers_here) = if first {
+                first = false;
+                (int_const(1), std::mem::take(&mut vers))
+            } else {
+                let ins = incoming.remove(&p).unwrap_or_default();
+                if ins.is_empty() {
+                    continue;
+                }
+                let r = self.fresh_int("reach");
+                let taken: Vec<Expr> = ins
+                    .iter()
+                    .map(|i| match &i.guard {
+                        Some(g) => bin(BinOp::LogAnd, i.reach.clone(), g.clone()),
+                        None => i.reach.clone(),
+                    })
+                    .collect();
+                let any = taken
+                    .iter()
+                    .cloned()
+                    .reduce(|a, b| bin(BinOp::LogOr, a, b))
+                    .expect("non-empty");
+                constraints.push(bin(BinOp::Eq, r.clone(), bin(BinOp::Ne, any, int_const(0))));
+                let mut keys: Vec<VarId> =
+                    ins.iter().flat_map(|i| i.vers.keys().copied()).collect();
+                keys.sort();
+                keys.dedup();
+                let mut merged = HashMap::new();
+                for v in keys {
+                    let vals: Vec<Option<&Expr>> = ins.iter().map(|i| i.vers.get(&v)).collect();
+                    if let Some(Some(x)) = vals.first()
+                        && vals.iter().all(|y| *y == Some(*x))
+                    {
+                        merged.insert(v, (*x).clone());
+                        continue;
+                    }
+                    let m = self.fresh_of(v);
+                    for (t, val) in taken.iter().zip(&vals) {
+                        if let Some(val) = val {
+                            constraints.push(bin(
+                                BinOp::LogOr,
+                                not(t.clone()),
+                                bin(BinOp::Eq, m.clone(), (*val).clone()),
+                            ));
+                        }
+                    }
+                    merged.insert(v, m);
+                }
+                (r, merged)
+            };
+            if p.target {
+                let f = &prog.functions[p.func.0 as usize];
+                let goal = if p.ctx.is_empty() && p.func == main.id && heads.contains(&p.node) {
+                    let i = self.inv[&p.node].clone();
+                    self.read(&i, &vers_here)?
+                } else if f
+                    .edges
+                    .iter()
+                    .any(|e| e.to == p.node && matches!(e.kind, EdgeKind::Error { .. }))
+                {
+                    int_const(0)
+                } else {
+                    continue; // a halt
+                };
+                obligations.push((reach, goal));
+                continue;
+            }
+            let f = &prog.functions[p.func.0 as usize];
+            for (edge, q) in succs(&p)? {
+                let mut v = vers_here.clone();
+                let mut guard = None;
+                match edge {
+                    None => {
+                        // Back in the caller after the call edge `c`.
+                        let c = *p.ctx.last().expect("a return has a context");
+                        let caller = &prog.functions[c.func.0 as usize];
+                        if let EdgeKind::Call { ret: Some(r), .. } =
+                            &caller.edges[c.index as usize].kind
+                            && prog.var(*r).ty.is_integer()
+                        {
+                            let val = match self.ret.get(&p.func).and_then(|x| v.get(x)) {
+                                Some(x) => cir::wp::convert(x, &prog.var(*r).ty),
+                                None => self.fresh_of(*r),
+                            };
+                            v.insert(*r, val);
+                        }
+                    }
+                    Some(id) => {
+                        let e = edge_of(prog, id);
+                        match &e.kind {
+                            EdgeKind::Assume(c) => guard = Some(self.read(c, &v)?),
+                            EdgeKind::Assign { lhs, rhs } => {
+                                let ExprKind::Var(x) = lhs.kind else {
+                                    return unsupported(format!(
+                                        "assignment to `{}`",
+                                        prog.show_expr(lhs)
+                                    ));
+                                };
+                                if !prog.var(x).ty.is_integer() {
+                                    return unsupported(format!(
+                                        "assignment to `{}`",
+                                        prog.var(x).name
+                                    ));
+                                }
+                                let val = cir::wp::convert(&self.read(rhs, &v)?, &lhs.ty);
+                                let n = self.fresh_of(x);
+                                constraints.push(bin(BinOp::Eq, n.clone(), val));
+                                v.insert(x, n);
+                            }
+                            EdgeKind::Havoc { lhs, .. } => {
+                                let ExprKind::Var(x) = lhs.kind else {
+                                    return unsupported(format!(
+                                        "havoc of `{}`",
+                                        prog.show_expr(lhs)
+                                    ));
+                                };
+                                let n = self.fresh_of(x);
+                                v.insert(x, n);
+                            }
+                            EdgeKind::Call { ret, callee, args } => {
+                                for a in args {
+                                    // Arguments must be readable (no pointers).
+                                    self.read(a, &v)?;
+                                }
+                                if let Callee::Defined(h) = callee {
+                                    let g = &prog.functions[h.0 as usize];
+                                    for (fm, a) in g.formals.iter().zip(args) {
+                                        if !prog.var(*fm).ty.is_integer() {
+                                            return unsupported(format!(
+                                                "parameter `{}` of {}",
+                                                prog.var(*fm).name,
+                                                g.name
+                                            ));
+                                        }
+                                        let val =
+                                            cir::wp::convert(&self.read(a, &v)?, &prog.var(*fm).ty);
+                                        let n = self.fresh_of(*fm);
+                                        constraints.push(bin(BinOp::Eq, n.clone(), val));
+                                        v.insert(*fm, n);
+                                    }
+                                    for &l in &self.scalar_vars(&g.locals) {
+                                        let n = self.fresh_of(l);
+                                        v.insert(l, n);
+                                    }
+                                } else if let Some(r) = ret
+                                    && prog.var(*r).ty.is_integer()
+                                {
+                                    let n = self.fresh_of(*r);
+                                    v.insert(*r, n);
+                                }
+                            }
+                            EdgeKind::Return(val) => {
+                                if let (Some(x), Some(rv)) = (val, self.ret.get(&f.id).copied()) {
+                                    let x = cir::wp::convert(&self.read(x, &v)?, &f.ty.ret);
+                                    v.insert(rv, x);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                incoming.entry(q).or_default().push(Incoming {
+                    reach: reach.clone(),
+                    guard,
+                    vers: v,
+                });
+            }
+        }
+        let prover = cir::smt::Prover::new(&self.ext, sem);
+        let n = obligations.len();
+        for (reach, goal) in obligations {
+            let mut assumptions = constraints.clone();
+            assumptions.push(bin(BinOp::Ne, reach, int_const(0)));
+            match prover.is_valid(&assumptions, &goal) {
+                cir::smt::Answer::Valid => {}
+                cir::smt::Answer::NotValid => {
+                    return err(format!(
+                        "from {} of main, `{}` does not follow",
+                        if a == main.entry {
+                            "the entry".to_string()
+                        } else {
+                            format!("the loop head at line {}", node_line(main, a).unwrap_or(0))
+                        },
+                        self.ext.show_expr(&goal)
+                    ));
+                }
+                cir::smt::Answer::Unknown => {
+                    return err("the solver gave up on an obligation".to_string());
+                }
+            }
+        }
+        Ok(n)
     }
 }

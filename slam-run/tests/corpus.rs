@@ -4,7 +4,10 @@
 //! (`make slam-table` prints the full table with the release build). Every FALSE verdict's
 //! violation witness (`--witness`) is checked: well-formed GraphML with the required keys and
 //! the program's hash, replayed on the concrete interpreter to the error (issue 6, acceptance
-//! 2). Skipped, saying so, when `../shared/corpus` is absent.
+//! 2); so is every TRUE verdict's correctness witness: its loop-head invariants proved
+//! inductive (programs the checker does not handle — pointers, loops outside `main` — are
+//! counted as not checked, with the reason). Skipped, saying so, when `../shared/corpus` is
+//! absent.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -29,6 +32,8 @@ fn tasks(dir: &Path) -> Vec<PathBuf> {
 
 struct Tally {
     witnesses: usize,
+    proofs: usize,
+    unchecked: Vec<String>,
     correct: usize,
     unknown: usize,
     wrong: Vec<String>,
@@ -38,6 +43,8 @@ struct Tally {
 fn run_dir(root: &Path, name: &str, limit: Duration) -> Tally {
     let mut t = Tally {
         witnesses: 0,
+        proofs: 0,
+        unchecked: Vec::new(),
         correct: 0,
         unknown: 0,
         wrong: Vec::new(),
@@ -91,6 +98,12 @@ fn run_dir(root: &Path, name: &str, limit: Duration) -> Tally {
             check_witness(&def, &witness);
             t.witnesses += 1;
         }
+        if verdict == "TRUE" {
+            match check_correctness_witness(&def, &witness) {
+                Ok(()) => t.proofs += 1,
+                Err(why) => t.unchecked.push(format!("{}: {why}", task.display())),
+            }
+        }
         let _ = std::fs::remove_file(&witness);
         match (verdict.as_str(), expected) {
             ("TRUE", true) | ("FALSE(unreach-call)", false) => t.correct += 1,
@@ -99,20 +112,48 @@ fn run_dir(root: &Path, name: &str, limit: Duration) -> Tally {
         }
     }
     eprintln!(
-        "{name}: {}/{} correct, {} unknown, {} wrong; {} violation witnesses checked",
+        "{name}: {}/{} correct, {} unknown, {} wrong; {} violation witnesses checked, {} \
+         correctness witnesses proved, {} not checked",
         t.correct,
         t.total,
         t.unknown,
         t.wrong.len(),
-        t.witnesses
+        t.witnesses,
+        t.proofs,
+        t.unchecked.len()
     );
+    for u in &t.unchecked {
+        eprintln!("  not checked: {u}");
+    }
     t
 }
 
-/// The violation witness slam-run wrote for a FALSE verdict checks against the task's program.
-fn check_witness(def: &slam_run::task::Task, witness: &Path) {
-    let text = std::fs::read_to_string(witness)
-        .unwrap_or_else(|e| panic!("{}: no witness: {e}", def.c_file.display()));
+/// The correctness witness of a TRUE verdict: proved, or not checked (`Err`, the reason); a
+/// witness the checker handles but cannot prove fails the test.
+fn check_correctness_witness(def: &slam_run::task::Task, witness: &Path) -> Result<(), String> {
+    let Ok(text) = std::fs::read_to_string(witness) else {
+        return Err("no witness written".into());
+    };
+    let prog = lower(def);
+    let source = std::fs::read(&def.c_file).expect("source");
+    let sem = cir::smt::Semantics {
+        data_model: def.data_model,
+        bitvector: false,
+    };
+    match slam_run::witness::check_correctness(&prog, &source, &text, sem) {
+        Ok(p) => {
+            eprintln!(
+                "  correctness witness: {} invariants, {} loop heads of main, {} obligations proved",
+                p.invariants, p.loop_heads, p.obligations
+            );
+            Ok(())
+        }
+        Err(e) if e.0.starts_with("not checked") => Err(e.0),
+        Err(e) => panic!("{}: {e}\n{text}", def.c_file.display()),
+    }
+}
+
+fn lower(def: &slam_run::task::Task) -> cir::Program {
     let settings = c2bp::HeaderSettings {
         error_fns: def.error_fns.clone(),
         sem: cir::smt::Semantics {
@@ -121,7 +162,14 @@ fn check_witness(def: &slam_run::task::Task, witness: &Path) {
         },
         ..c2bp::HeaderSettings::default()
     };
-    let prog = cir::load_file(&def.c_file, &settings.lower_options()).expect("lowers");
+    cir::load_file(&def.c_file, &settings.lower_options()).expect("lowers")
+}
+
+/// The violation witness slam-run wrote for a FALSE verdict checks against the task's program.
+fn check_witness(def: &slam_run::task::Task, witness: &Path) {
+    let text = std::fs::read_to_string(witness)
+        .unwrap_or_else(|e| panic!("{}: no witness: {e}", def.c_file.display()));
+    let prog = lower(def);
     let source = std::fs::read(&def.c_file).expect("source");
     let checked = slam_run::witness::check_violation(&prog, &source, &text)
         .unwrap_or_else(|e| panic!("{}: {e}", def.c_file.display()));

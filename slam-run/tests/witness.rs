@@ -138,3 +138,85 @@ fn a_witness_with_other_values_does_not_replay() {
     assert!(e.0.contains("without reaching the error"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// slam-run (the command) with `--witness`; the verdict line and the witness text.
+fn command_witness(task: &Path, extra: &[&str]) -> (String, Option<String>) {
+    let w = std::env::temp_dir().join(format!(
+        "slam-cw-{}-{}.graphml",
+        std::process::id(),
+        task.file_name().unwrap_or_default().to_string_lossy()
+    ));
+    let _ = std::fs::remove_file(&w);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_slam-run"))
+        .args(extra)
+        .arg("--witness")
+        .arg(&w)
+        .arg(task)
+        .output()
+        .expect("runs");
+    let verdict = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let text = std::fs::read_to_string(&w).ok();
+    let _ = std::fs::remove_file(&w);
+    (verdict, text)
+}
+
+fn check_cw(c_file: &Path, text: &str) -> Result<slam_run::witness::Proved, String> {
+    let prog = cir::load_file(c_file, &cir::LowerOptions::default()).expect("lowers");
+    let source = std::fs::read(c_file).expect("source");
+    slam_run::witness::check_correctness(&prog, &source, text, cir::smt::Semantics::default())
+        .map_err(|e| e.0)
+}
+
+const TOGGLE: &str = "extern int __VERIFIER_nondet_int(void);
+void reach_error(void);
+void check(int c) { if (!c) reach_error(); }
+int main(void) {
+  int x = 0;
+  int y = 0;
+  while (__VERIFIER_nondet_int()) {
+    if (x == 0) { x = 1; y = 1; } else { x = 0; y = 0; }
+  }
+  check(x == y);
+  return 0;
+}
+";
+
+#[test]
+fn a_correctness_witness_is_proved_inductive() {
+    let dir = std::env::temp_dir().join(format!("slam-cw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let c = dir.join("toggle.c");
+    std::fs::write(&c, TOGGLE).expect("write");
+    let (verdict, text) = command_witness(&c, &[]);
+    assert_eq!(verdict, "TRUE");
+    let text = text.expect("a correctness witness");
+    assert!(text.contains("<data key=\"witness-type\">correctness_witness</data>"));
+    assert!(text.contains("<data key=\"enterLoopHead\">true</data>"));
+    let proved = check_cw(&c, &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(proved.loop_heads, 1);
+    assert_eq!(proved.invariants, 1);
+    assert!(proved.obligations >= 2, "{proved:?}");
+    // A weaker invariant is not inductive enough; a wrong one does not hold at the entry.
+    let inv_line = text
+        .lines()
+        .find(|l| l.contains("<data key=\"invariant\">"))
+        .expect("an invariant")
+        .to_string();
+    for replacement in ["1", "x == 1"] {
+        let other = text.replace(
+            &inv_line,
+            &format!("   <data key=\"invariant\">{replacement}</data>"),
+        );
+        let e = check_cw(&c, &other).unwrap_err();
+        assert!(e.contains("does not follow"), "{replacement}: {e}");
+    }
+    // Another program's hash.
+    let other = dir.join("other.c");
+    std::fs::write(&other, TOGGLE.replace("y = 1;", "y = 1; ")).expect("write");
+    assert!(check_cw(&other, &text).unwrap_err().contains("programhash"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
