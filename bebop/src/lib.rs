@@ -71,7 +71,8 @@ pub struct Options {
     /// statements that use them.
     pub invariant_hide: Vec<String>,
     /// Only the statements carrying one of these labels, given as (procedure, label), get an
-    /// invariant (`None`: every statement).
+    /// invariant; an empty label names the procedure's first statement (its entry state).
+    /// `None`: every statement.
     pub invariant_at: Option<Vec<(String, String)>>,
 }
 
@@ -328,11 +329,12 @@ fn invariants(model: &lower::Model, tab: &engine::Tabulation, opts: &Options) ->
             })
             .collect();
         entry_vars.extend(model.vars.vars(&hidden, vars::Ver::Cur));
-        for (n, (id, s)) in p.stmt_nodes.iter().zip(p.ast.stmts_preorder()) {
+        for (k, (n, (id, s))) in p.stmt_nodes.iter().zip(p.ast.stmts_preorder()).enumerate() {
             if let Some(at) = &opts.invariant_at
-                && !at
-                    .iter()
-                    .any(|(q, l)| *q == p.name && s.labels.iter().any(|x| x.name == *l))
+                && !at.iter().any(|(q, l)| {
+                    *q == p.name
+                        && ((l.is_empty() && k == 0) || s.labels.iter().any(|x| x.name == *l))
+                })
             {
                 continue;
             }

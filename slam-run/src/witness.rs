@@ -652,10 +652,19 @@ fn invariant_text(nf: &bebop::NormalForm) -> Option<String> {
 pub struct LoopInvariant {
     /// The function.
     pub function: String,
-    /// The loop head's line.
+    /// The loop head's line (of the function's first statement, for an entry invariant).
     pub line: u32,
     /// The invariant (C expression).
     pub invariant: String,
+    /// An invariant of the function's entry (of a function other than `main` with loops),
+    /// not of a loop head.
+    pub entry: bool,
+}
+
+/// A function checked on its own, from its entry invariant: one other than `main` that has a
+/// loop (a loop-free one is inlined where it is called).
+fn modular(f: &cir::ir::Function) -> bool {
+    f.name != "main" && !loop_heads(f).is_empty()
 }
 
 /// The loop-head invariants the Boolean program `bp_text` (proved safe by bebop) gives for
@@ -665,7 +674,7 @@ pub struct LoopInvariant {
 pub fn loop_invariants(prog: &Program, bp_text: &str) -> Result<Vec<LoopInvariant>, WitnessError> {
     let bp = bp_grammar::parse_and_check(bp_text, &bp_grammar::ParseOptions::default())
         .map_err(|d| WitnessError(format!("the final abstraction does not parse: {d:?}")))?;
-    let at = prog
+    let mut at: Vec<(String, String)> = prog
         .functions
         .iter()
         .flat_map(|f| {
@@ -674,6 +683,12 @@ pub fn loop_invariants(prog: &Program, bp_text: &str) -> Result<Vec<LoopInvarian
                 .map(|h| (f.name.clone(), format!("L{}", h.0)))
         })
         .collect();
+    at.extend(
+        prog.functions
+            .iter()
+            .filter(|f| modular(f))
+            .map(|f| (f.name.clone(), String::new())),
+    );
     let opts = bebop::Options {
         invariants: true,
         invariant_hide: HIDDEN.iter().map(|s| s.to_string()).collect(),
@@ -687,6 +702,18 @@ pub fn loop_invariants(prog: &Program, bp_text: &str) -> Result<Vec<LoopInvarian
     let invs = out.invariants.unwrap_or_default();
     let mut res = Vec::new();
     for f in &prog.functions {
+        if modular(f)
+            && let Some(line) = node_line(f, f.entry)
+            && let Some(inv) = invs.iter().find(|i| i.proc == f.name && i.stmt.0 == 0)
+            && let Some(text) = inv.exact.as_ref().and_then(invariant_text)
+        {
+            res.push(LoopInvariant {
+                function: f.name.clone(),
+                line,
+                invariant: text,
+                entry: true,
+            });
+        }
         for h in loop_heads(f) {
             let label = format!("L{}", h.0);
             let Some(line) = node_line(f, h) else {
@@ -707,14 +734,16 @@ pub fn loop_invariants(prog: &Program, bp_text: &str) -> Result<Vec<LoopInvarian
                 function: f.name.clone(),
                 line,
                 invariant: text,
+                entry: false,
             });
         }
     }
     Ok(res)
 }
 
-/// The correctness witness: the loop-head invariants as invariant nodes, each reached from the
-/// entry node by an edge with the loop head's `startline` and `enterLoopHead`.
+/// The correctness witness: the invariants as invariant nodes, each reached from the entry
+/// node by an edge with the loop head's `startline` and `enterLoopHead` (or, for a function's
+/// entry invariant, its first line and `enterFunction`).
 pub fn correctness(invariants: &[LoopInvariant], info: &WitnessInfo) -> String {
     let mut s = header("correctness_witness", info);
     s.push_str("  <node id=\"N0\">\n   <data key=\"entry\">true</data>\n  </node>\n");
@@ -724,10 +753,18 @@ pub fn correctness(invariants: &[LoopInvariant], info: &WitnessInfo) -> String {
             "  <node id=\"I{k}\">\n   <data key=\"invariant\">{}</data>\n   \
              <data key=\"invariant.scope\">{}</data>\n  </node>\n  \
              <edge source=\"N0\" target=\"I{k}\">\n   <data key=\"startline\">{}</data>\n   \
-             <data key=\"enterLoopHead\">true</data>\n  </edge>",
+             {}\n  </edge>",
             xml_escape(&inv.invariant),
             xml_escape(&inv.function),
-            inv.line
+            inv.line,
+            if inv.entry {
+                format!(
+                    "<data key=\"enterFunction\">{}</data>",
+                    xml_escape(&inv.function)
+                )
+            } else {
+                "<data key=\"enterLoopHead\">true</data>".to_string()
+            }
         );
     }
     s.push_str(" </graph>\n</graphml>\n");
@@ -739,23 +776,25 @@ pub fn correctness(invariants: &[LoopInvariant], info: &WitnessInfo) -> String {
 pub struct Proved {
     /// Invariants the witness gives.
     pub invariants: usize,
-    /// Loop heads of `main` (each with its invariant, or `1`).
+    /// Loop heads of the functions checked (each with its invariant, or `1`).
     pub loop_heads: usize,
     /// Proof obligations discharged (one per reachable pair of cut points, and per reachable
     /// error edge).
     pub obligations: usize,
 }
 
-/// Checks a correctness witness: its invariants, each at a loop head (by function and line),
-/// are proved *inductive* and the error unreachable, by the C-side crate's encoding: between
-/// cut points of `main` (its entry and its loop heads), every path is encoded at once in SSA
-/// form (a fresh variable per assignment, a reachability variable and merged versions per
-/// node, calls of loop-free functions inlined), and Z3 proves that the invariant at each
-/// cut point (true at the entry, with the globals' initial values) implies the invariant at
-/// every cut point it reaches, and that no error edge is reached. A loop head without an
-/// invariant in the witness gets `1`, so the check fails unless none is needed. Programs
-/// with pointers, aggregates, recursion or loops outside `main` are not checked (an error
-/// saying so).
+/// Checks a correctness witness: its invariants are proved *inductive* and the error
+/// unreachable by the C-side crate's encoding. The functions checked on their own are `main`
+/// and every function with a loop (`modular`); their cut points are their entry (main's with
+/// the globals' initial values, another's with its entry invariant, an `enterFunction` edge of
+/// the witness) and their loop heads (by function and line). From each cut point, every path
+/// to the next cut points is encoded at once in SSA form (a fresh variable per assignment, a
+/// reachability variable and merged versions per node, calls of loop-free functions inlined),
+/// and Z3 proves that the invariant of every cut point reached follows, that the entry
+/// invariant of every function called that is checked on its own holds at the call (after
+/// which the globals and the result are arbitrary), and that no error edge is reached. A cut
+/// point without an invariant in the witness gets `1`. Programs with pointers, aggregates or
+/// recursion through loop-free functions are not checked (an error saying so).
 pub fn check_correctness(
     prog: &Program,
     source: &[u8],
@@ -763,15 +802,20 @@ pub fn check_correctness(
     sem: cir::smt::Semantics,
 ) -> Result<Proved, WitnessError> {
     let g = read_graph(text, source, "correctness_witness")?;
-    let mut lines_into: HashMap<&str, Vec<u32>> = HashMap::new();
+    // Where each invariant node is entered: (startline, the function an `enterFunction`
+    // edge names).
+    let mut into: HashMap<&str, Vec<(u32, Option<String>)>> = HashMap::new();
     for es in g.out.values() {
         for e in es {
             if let Some(l) = e.data.get("startline").and_then(|l| l.parse().ok()) {
-                lines_into.entry(e.target.as_str()).or_default().push(l);
+                into.entry(e.target.as_str())
+                    .or_default()
+                    .push((l, e.data.get("enterFunction").cloned()));
             }
         }
     }
-    let mut invs: HashMap<(cir::ir::FuncId, u32), Vec<Expr>> = HashMap::new();
+    let mut invs: HashMap<(FuncId, u32), Vec<Expr>> = HashMap::new();
+    let mut entries: HashMap<FuncId, Vec<Expr>> = HashMap::new();
     let mut count = 0;
     for (id, d) in &g.nodes {
         let Some(text) = d.get("invariant") else {
@@ -788,49 +832,70 @@ pub fn check_correctness(
         let e = cir::pred::parse_predicate(text, cir::pred::PredScope::Function(f.id), prog)
             .map_err(|(c, m)| WitnessError(format!("invariant `{text}`, column {c}: {m}")))?
             .expr;
-        let lines = lines_into.get(id.as_str()).cloned().unwrap_or_default();
-        if lines.is_empty() {
+        let ways = into.get(id.as_str()).cloned().unwrap_or_default();
+        if ways.is_empty() {
             return err(format!(
                 "invariant node {id} has no edge with a startline into it"
             ));
         }
-        for l in lines {
-            invs.entry((f.id, l)).or_default().push(e.clone());
+        for (l, enter) in ways {
+            if enter.as_deref() == Some(f.name.as_str()) {
+                entries.entry(f.id).or_default().push(e.clone());
+            } else {
+                invs.entry((f.id, l)).or_default().push(e.clone());
+            }
         }
     }
+    let conj = |v: Option<Vec<Expr>>| {
+        v.and_then(|v| v.into_iter().reduce(|a, b| bin(BinOp::LogAnd, a, b)))
+            .unwrap_or_else(|| int_const(1))
+    };
     let main = prog
         .function("main")
         .ok_or_else(|| WitnessError("the program has no main".into()))?;
-    let heads = loop_heads(main);
-    let mut at: HashMap<cir::ir::NodeId, Expr> = HashMap::new();
-    for &h in &heads {
-        let line = node_line(main, h);
-        let e = line
-            .and_then(|l| invs.remove(&(main.id, l)))
-            .map(|v| {
-                v.into_iter()
-                    .reduce(|a, b| bin(BinOp::LogAnd, a, b))
-                    .expect("non-empty")
-            })
-            .unwrap_or_else(|| int_const(1));
-        at.insert(h, e);
+    // The functions checked from their own cut points: main, and those with a loop.
+    let roots: Vec<&cir::ir::Function> = prog
+        .functions
+        .iter()
+        .filter(|f| f.id == main.id || modular(f))
+        .collect();
+    let mut at: HashMap<(FuncId, NodeId), Expr> = HashMap::new();
+    let mut entry_inv: HashMap<FuncId, Expr> = HashMap::new();
+    let mut n_heads = 0;
+    for f in &roots {
+        for h in loop_heads(f) {
+            n_heads += 1;
+            let e = conj(node_line(f, h).and_then(|l| invs.remove(&(f.id, l))));
+            at.insert((f.id, h), e);
+        }
+        if f.id != main.id {
+            entry_inv.insert(f.id, conj(entries.remove(&f.id)));
+        }
     }
     if let Some(((f, l), _)) = invs.iter().next() {
         return err(format!(
-            "the invariant at line {l} of {} is not at a loop head of main",
+            "the invariant at line {l} of {} is not at a loop head",
             prog.functions[f.0 as usize].name
         ));
     }
-    let mut ind = Induct::new(prog, at);
+    if let Some(f) = entries.keys().next() {
+        return err(format!(
+            "an entry invariant of {}, a function without loops (it is inlined)",
+            prog.functions[f.0 as usize].name
+        ));
+    }
+    let mut ind = Induct::new(prog, at, entry_inv);
     let mut obligations = 0;
-    let mut cuts = vec![main.entry];
-    cuts.extend(heads.iter().copied());
-    for a in cuts {
-        obligations += ind.check_cut(a, sem)?;
+    for f in &roots {
+        let mut cuts = vec![f.entry];
+        cuts.extend(loop_heads(f));
+        for a in cuts {
+            obligations += ind.check_cut(f.id, a, sem)?;
+        }
     }
     Ok(Proved {
         invariants: count,
-        loop_heads: heads.len(),
+        loop_heads: n_heads,
         obligations,
     })
 }
@@ -890,7 +955,10 @@ struct Incoming {
 struct Induct<'p> {
     prog: &'p Program,
     ext: Program,
-    inv: HashMap<NodeId, Expr>,
+    /// Loop-head invariants of the functions checked on their own.
+    inv: HashMap<(FuncId, NodeId), Expr>,
+    /// Entry invariants of the functions other than main checked on their own.
+    entry_inv: HashMap<FuncId, Expr>,
     /// The return value of each function (a fresh variable standing for it).
     ret: HashMap<FuncId, VarId>,
     fresh: usize,
@@ -901,11 +969,16 @@ fn unsupported<T>(what: String) -> Result<T, WitnessError> {
 }
 
 impl<'p> Induct<'p> {
-    fn new(prog: &'p Program, inv: HashMap<NodeId, Expr>) -> Induct<'p> {
+    fn new(
+        prog: &'p Program,
+        inv: HashMap<(FuncId, NodeId), Expr>,
+        entry_inv: HashMap<FuncId, Expr>,
+    ) -> Induct<'p> {
         let mut ind = Induct {
             prog,
             ext: prog.clone(),
             inv,
+            entry_inv,
             ret: HashMap::new(),
             fresh: 0,
         };
@@ -980,16 +1053,23 @@ impl<'p> Induct<'p> {
     }
 
     /// The obligations from cut point `a` of `main`; returns how many were proved.
-    fn check_cut(&mut self, a: NodeId, sem: cir::smt::Semantics) -> Result<usize, WitnessError> {
+    /// The obligations from cut point `a` of function `root`; returns how many were proved.
+    fn check_cut(
+        &mut self,
+        root_id: FuncId,
+        a: NodeId,
+        sem: cir::smt::Semantics,
+    ) -> Result<usize, WitnessError> {
         let prog = self.prog;
         let main = prog.function("main").expect("checked");
+        let root = &prog.functions[root_id.0 as usize];
         // The initial versions.
         let mut vers: HashMap<VarId, Expr> = HashMap::new();
         let mut constraints: Vec<Expr> = Vec::new();
         let globals = self.scalar_vars(&prog.globals);
-        let locals = self.scalar_vars(&main.locals);
-        let formals = self.scalar_vars(&main.formals);
-        if a == main.entry {
+        let locals = self.scalar_vars(&root.locals);
+        let formals = self.scalar_vars(&root.formals);
+        if root.id == main.id && a == main.entry {
             for &g in &globals {
                 vers.insert(g, cir::wp::convert(&int_const(0), &prog.var(g).ty));
             }
@@ -1019,14 +1099,26 @@ impl<'p> Induct<'p> {
             let f = self.fresh_of(l);
             vers.insert(l, f);
         }
-        if let Some(i) = self.inv.get(&a).cloned() {
+        let assumed = if a == root.entry {
+            self.entry_inv.get(&root.id).cloned()
+        } else {
+            self.inv.get(&(root.id, a)).cloned()
+        };
+        if let Some(i) = assumed {
             constraints.push(self.read(&i, &vers)?);
         }
-        // The region: depth-first from `a`, cut points of main are targets.
-        let heads: std::collections::HashSet<NodeId> = self.inv.keys().copied().collect();
+        // The region: depth-first from `a`; the loop heads of `root` are targets.
+        let heads: std::collections::HashSet<NodeId> = self
+            .inv
+            .keys()
+            .filter(|(f, _)| *f == root.id)
+            .map(|(_, n)| *n)
+            .collect();
+        let modular_fns: std::collections::HashSet<FuncId> =
+            self.entry_inv.keys().copied().collect();
         let start = PNode {
             ctx: Vec::new(),
-            func: main.id,
+            func: root.id,
             node: a,
             target: false,
         };
@@ -1060,9 +1152,25 @@ impl<'p> Induct<'p> {
                     EdgeKind::Call {
                         callee: Callee::Defined(h),
                         ..
+                    } if modular_fns.contains(h) => {
+                        // Summarised: its entry invariant, then anything.
+                        let target = p.ctx.is_empty() && heads.contains(&e.to);
+                        out.push((
+                            Some(e.id),
+                            PNode {
+                                ctx: p.ctx.clone(),
+                                func: p.func,
+                                node: e.to,
+                                target,
+                            },
+                        ));
+                    }
+                    EdgeKind::Call {
+                        callee: Callee::Defined(h),
+                        ..
                     } => {
                         let callee = &prog.functions[h.0 as usize];
-                        if *h == main.id || p.ctx.iter().any(|c| c.func == *h) {
+                        if *h == main.id || *h == root.id || p.ctx.iter().any(|c| c.func == *h) {
                             return unsupported(format!("recursion through {}", callee.name));
                         }
                         if !loop_heads(callee).is_empty() {
@@ -1190,8 +1298,8 @@ impl<'p> Induct<'p> {
             };
             if p.target {
                 let f = &prog.functions[p.func.0 as usize];
-                let goal = if p.ctx.is_empty() && p.func == main.id && heads.contains(&p.node) {
-                    let i = self.inv[&p.node].clone();
+                let goal = if p.ctx.is_empty() && p.func == root.id && heads.contains(&p.node) {
+                    let i = self.inv[&(root.id, p.node)].clone();
                     self.read(&i, &vers_here)?
                 } else if f
                     .edges
@@ -1262,7 +1370,40 @@ impl<'p> Induct<'p> {
                                     // Arguments must be readable (no pointers).
                                     self.read(a, &v)?;
                                 }
-                                if let Callee::Defined(h) = callee {
+                                if let Callee::Defined(h) = callee
+                                    && let Some(pre) = self.entry_inv.get(h).cloned()
+                                {
+                                    // The callee's entry invariant must hold, with its
+                                    // parameters bound to the arguments; then the globals
+                                    // and the result are anything.
+                                    let g = &prog.functions[h.0 as usize];
+                                    let mut at_entry = v.clone();
+                                    for (fm, a) in g.formals.iter().zip(args) {
+                                        if prog.var(*fm).ty.is_integer() {
+                                            let val = cir::wp::convert(
+                                                &self.read(a, &v)?,
+                                                &prog.var(*fm).ty,
+                                            );
+                                            at_entry.insert(*fm, val);
+                                        }
+                                    }
+                                    for &l in &self.scalar_vars(&g.locals) {
+                                        let n = self.fresh_of(l);
+                                        at_entry.insert(l, n);
+                                    }
+                                    let goal = self.read(&pre, &at_entry)?;
+                                    obligations.push((reach.clone(), goal));
+                                    for &gv in &globals {
+                                        let n = self.fresh_of(gv);
+                                        v.insert(gv, n);
+                                    }
+                                    if let Some(r) = ret
+                                        && prog.var(*r).ty.is_integer()
+                                    {
+                                        let n = self.fresh_of(*r);
+                                        v.insert(*r, n);
+                                    }
+                                } else if let Callee::Defined(h) = callee {
                                     let g = &prog.functions[h.0 as usize];
                                     for (fm, a) in g.formals.iter().zip(args) {
                                         if !prog.var(*fm).ty.is_integer() {
@@ -1315,12 +1456,13 @@ impl<'p> Induct<'p> {
                 cir::smt::Answer::Valid => {}
                 cir::smt::Answer::NotValid => {
                     return err(format!(
-                        "from {} of main, `{}` does not follow",
-                        if a == main.entry {
+                        "from {} of {}, `{}` does not follow",
+                        if a == root.entry {
                             "the entry".to_string()
                         } else {
-                            format!("the loop head at line {}", node_line(main, a).unwrap_or(0))
+                            format!("the loop head at line {}", node_line(root, a).unwrap_or(0))
                         },
+                        root.name,
                         self.ext.show_expr(&goal)
                     ));
                 }

@@ -220,3 +220,37 @@ fn a_correctness_witness_is_proved_inductive() {
     assert!(check_cw(&other, &text).unwrap_err().contains("programhash"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_bundled_safe_example_has_a_proved_witness() {
+    // The loop is in `Example()`, called from `main`: Example is checked from its entry
+    // invariant (written with `enterFunction`), which main's call must establish.
+    let c = root().join("examples/c/funlock.c");
+    let (verdict, text) = command_witness(&c, &[]);
+    assert_eq!(verdict, "TRUE");
+    let text = text.expect("a correctness witness");
+    assert!(
+        text.contains("<data key=\"enterFunction\">Example</data>"),
+        "{text}"
+    );
+    let proved = check_cw(&c, &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert!(
+        proved.loop_heads >= 1 && proved.obligations >= 3,
+        "{proved:?}"
+    );
+    // Without the entry invariant, Example's loop-head invariant does not follow.
+    let mut lines: Vec<&str> = text.lines().collect();
+    let k = lines
+        .iter()
+        .position(|l| l.contains("<data key=\"enterFunction\">Example</data>"))
+        .expect("the entry edge");
+    // The invariant node is declared just before its edge: `<node>`, invariant, scope, `</node>`.
+    let inv = (0..k)
+        .rev()
+        .find(|&i| lines[i].contains("<data key=\"invariant\">"))
+        .expect("its invariant");
+    lines[inv] = "   <data key=\"invariant\">1</data>";
+    let weakened = lines.join("\n");
+    let e = check_cw(&c, &weakened).unwrap_err();
+    assert!(e.contains("does not follow"), "{e}");
+}
