@@ -66,7 +66,7 @@ pub struct Options {
     /// expanded over the whole extraction); `None`: the default, [`trace::default_budget`].
     /// Past it, a real but not necessarily shortest trace is extracted (see [`trace`]).
     pub trace_budget: Option<u64>,
-    /// Variables whose names start with one of these are left out of the invariants
+    /// Variables whose names contain one of these are left out of the invariants
     /// (existentially quantified): e.g. temporaries whose values mean nothing between the
     /// statements that use them.
     pub invariant_hide: Vec<String>,
@@ -325,7 +325,7 @@ fn invariants(model: &lower::Model, tab: &engine::Tabulation, opts: &Options) ->
             .chain(model.vars.globals())
             .filter(|&s| {
                 let n = model.slot_name(pid, s);
-                hide.iter().any(|h| n.starts_with(h.as_str()))
+                hide.iter().any(|h| n.contains(h.as_str()))
             })
             .collect();
         entry_vars.extend(model.vars.vars(&hidden, vars::Ver::Cur));

@@ -603,9 +603,10 @@ fn node_line(f: &cir::ir::Function, n: cir::ir::NodeId) -> Option<u32> {
         .map(|e| e.pos.line)
 }
 
-/// Names of Boolean variables whose values mean nothing at a loop head: call temporaries and
-/// `\result` predicates (left out of the invariants).
-const HIDDEN: [&str; 3] = ["{arg ", "{ret ", "{\\result"];
+/// Parts of the names of Boolean variables left out of the invariants: call temporaries and
+/// `\result` predicates, whose values mean nothing at a loop head, and predicates over the
+/// IR's temporaries (`nondet#ret#3`), which are not C variables a validator knows.
+const HIDDEN: [&str; 4] = ["{arg ", "{ret ", "{\\result", "#"];
 
 /// The C text of an invariant in normal form over predicate variables (`{x < y}`), or `None`
 /// when a variable is not a predicate.
