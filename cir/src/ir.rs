@@ -509,6 +509,11 @@ impl Program {
         self.functions.iter().find(|f| f.name == name)
     }
 
+    /// The edge with this id.
+    pub fn edge(&self, e: EdgeId) -> &Edge {
+        &self.functions[e.func.0 as usize].edges[e.index as usize]
+    }
+
     /// `name#ordinal` for an edge.
     pub fn edge_name(&self, e: EdgeId) -> String {
         format!("{}#{}", self.functions[e.func.0 as usize].name, e.index)

@@ -29,6 +29,9 @@ pub struct Input {
     pub pos: String,
     /// The value.
     pub value: i128,
+    /// The step of the counterexample that draws it (a havoc, or a call without a body);
+    /// `None` for initial values.
+    pub step: Option<usize>,
 }
 
 /// One step of a counterexample.
@@ -97,7 +100,15 @@ struct Inputs<'a> {
 
 impl Inputs<'_> {
     /// Loads the values of one fresh value of type `ty` into the queue.
-    fn load(&mut self, q: &mut Queue, ty: &CType, kind: SymKind, what: String, pos: String) {
+    fn load(
+        &mut self,
+        q: &mut Queue,
+        ty: &CType,
+        kind: SymKind,
+        what: String,
+        pos: String,
+        step: Option<usize>,
+    ) {
         let n = draws(self.prog, ty);
         if n == 0 {
             return;
@@ -116,6 +127,7 @@ impl Inputs<'_> {
                 what,
                 pos,
                 value: v,
+                step,
             });
         }
     }
@@ -135,6 +147,7 @@ impl Inputs<'_> {
                 SymKind::Uninit { act, var: v },
                 format!("initial value of `{}` in `{}`", info.name, f.name),
                 prog.show_pos(info.pos),
+                None,
             );
         }
     }
@@ -191,6 +204,7 @@ pub fn replay(
                 SymKind::GlobalInit(i),
                 format!("initial value of `{}`", prog.show_expr(&init.lhs)),
                 prog.show_pos(init.pos),
+                None,
             );
         }
     }
@@ -230,6 +244,7 @@ pub fn replay(
                 SymKind::Havoc(j),
                 format!("arbitrary value of `{}`", prog.show_expr(lhs)),
                 prog.show_pos(e.pos),
+                Some(j),
             ),
             EdgeKind::Call { ret, callee, .. } => {
                 if let Some(b) = crate::symbolic::entered(&pf.acts, &pf.act_of, j) {
@@ -248,6 +263,7 @@ pub fn replay(
                         SymKind::CallResult(j),
                         format!("{name}() at {}", prog.edge_name(s.edge)),
                         prog.show_pos(e.pos),
+                        Some(j),
                     );
                 }
             }

@@ -223,7 +223,7 @@ pub fn entered(acts: &[Activation], act_of: &[usize], j: usize) -> Option<usize>
 
 /// The edge of a step.
 pub fn edge(prog: &Program, s: CStep) -> &cir::ir::Edge {
-    &prog.functions[s.edge.func.0 as usize].edges[s.edge.index as usize]
+    prog.edge(s.edge)
 }
 
 struct Walker<'a> {

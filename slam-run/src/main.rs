@@ -201,6 +201,7 @@ fn run(args: Args) -> Result<i32, Failure> {
     // the verdict is UNKNOWN (timeout) whatever stage is running (kept files are written
     // atomically, so they stay consistent).
     let (tx, rx) = mpsc::channel();
+    let (wtx, wrx) = mpsc::channel();
     let c_file = task.c_file.clone();
     std::thread::Builder::new()
         .name("slam-run".into())
@@ -222,20 +223,25 @@ fn run(args: Args) -> Result<i32, Failure> {
                 }
             };
             let r = slam_run::run(&prog, &c_file, &c_bytes, preds, &cfg, &mut progress);
-            let witness = match (&r, &winfo) {
-                (Ok(res), Some(info)) => match (&res.verdict, &res.abstraction) {
+            // The witness is made after the verdict is sent: its time is not the verdict's.
+            let verdict_of = r
+                .as_ref()
+                .ok()
+                .map(|res| (res.verdict.clone(), res.abstraction.clone()));
+            let _ = tx.send(r);
+            if let (Some((verdict, abstraction)), Some(info)) = (verdict_of, &winfo) {
+                let w = match (&verdict, &abstraction) {
                     (slam_run::Verdict::False(cex), _) => {
-                        Some(Ok(slam_run::witness::violation(&prog, cex, info)))
+                        Ok(slam_run::witness::violation(&prog, cex, info))
                     }
-                    (slam_run::Verdict::True, Some(bp)) => Some(
+                    (slam_run::Verdict::True, Some(bp)) => {
                         slam_run::witness::loop_invariants(&prog, bp)
-                            .map(|invs| slam_run::witness::correctness(&invs, info)),
-                    ),
-                    _ => None,
-                },
-                _ => None,
-            };
-            let _ = tx.send(r.map(|r| (r, witness)));
+                            .map(|invs| slam_run::witness::correctness(&invs, info))
+                    }
+                    _ => return,
+                };
+                let _ = wtx.send(w);
+            }
         })
         .map_err(|e| Failure(exit::INTERNAL, e.into()))?;
     let received = match deadline {
@@ -244,7 +250,7 @@ fn run(args: Args) -> Result<i32, Failure> {
             .map_err(|e| matches!(e, mpsc::RecvTimeoutError::Timeout)),
         None => rx.recv().map_err(|_| false),
     };
-    let (result, witness) = match received {
+    let result = match received {
         Ok(r) => r.map_err(|e| Failure(exit::INTERNAL, e.into()))?,
         Err(true) => {
             println!("UNKNOWN (timeout)");
@@ -280,12 +286,12 @@ fn run(args: Args) -> Result<i32, Failure> {
     }
     println!("{}", result.summary());
     if let Some(p) = &args.witness {
-        match &witness {
-            Some(Ok(w)) => std::fs::write(p, w)
+        match wrx.recv() {
+            Ok(Ok(w)) => std::fs::write(p, w)
                 .with_context(|| p.display().to_string())
                 .map_err(input)?,
-            Some(Err(e)) => eprintln!("slam-run: no witness written to {}: {e}", p.display()),
-            None => eprintln!(
+            Ok(Err(e)) => eprintln!("slam-run: no witness written to {}: {e}", p.display()),
+            Err(_) => eprintln!(
                 "slam-run: no witness written to {}: the verdict is not TRUE or FALSE",
                 p.display()
             ),

@@ -56,18 +56,6 @@ pub fn specification(error_fn: &str) -> String {
     format!("CHECK( init(main()), LTL(G ! call({error_fn}())) )")
 }
 
-/// The edge named `f#k`.
-pub fn edge_by_name(prog: &Program, name: &str) -> Option<EdgeId> {
-    let (f, k) = name.rsplit_once('#')?;
-    let func = prog.function(f)?;
-    let e = func.edges.get(k.parse::<usize>().ok()?)?;
-    Some(e.id)
-}
-
-fn edge_of(prog: &Program, id: EdgeId) -> &cir::ir::Edge {
-    &prog.functions[id.func.0 as usize].edges[id.index as usize]
-}
-
 fn xml_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -181,13 +169,12 @@ fn header(witness_type: &str, info: &WitnessInfo) -> String {
 
 /// The violation witness of a counterexample of `prog`.
 pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> String {
-    // Values of nondeterministic calls, by edge, in the order they were drawn.
-    let mut nondet: HashMap<&str, VecDeque<i128>> = HashMap::new();
-    for i in &cex.inputs {
-        if let Some((_, edge)) = i.what.rsplit_once(" at ") {
-            nondet.entry(edge).or_default().push_back(i.value);
-        }
-    }
+    // The values of nondeterministic calls, by the step that drew them.
+    let nondet: HashMap<usize, i128> = cex
+        .inputs
+        .iter()
+        .filter_map(|i| Some((i.step?, i.value)))
+        .collect();
     let mut s = header("violation_witness", info);
     s.push_str("  <node id=\"N0\">\n   <data key=\"entry\">true</data>\n  </node>\n");
     let n = cex.steps.len();
@@ -203,7 +190,7 @@ pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> St
             let _ = writeln!(s, "  <node id=\"N{}\"/>", k + 1);
         }
         let _ = writeln!(s, "  <edge source=\"N{k}\" target=\"N{}\">", k + 1);
-        let edge = edge_by_name(prog, &step.edge).map(|id| edge_of(prog, id));
+        let edge = c2bp::trace::edge_by_name(prog, &step.edge).map(|id| prog.edge(id));
         if let Some(e) = edge {
             if e.pos.file == 0 && e.pos.line > 0 {
                 let _ = writeln!(s, "   <data key=\"startline\">{}</data>", e.pos.line);
@@ -223,10 +210,7 @@ pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> St
                     callee: Callee::Nondet(name),
                     ..
                 } => {
-                    if let Some(v) = nondet
-                        .get_mut(step.edge.as_str())
-                        .and_then(|q| q.pop_front())
-                    {
+                    if let Some(v) = nondet.get(&k) {
                         let _ = writeln!(
                             s,
                             "   <data key=\"assumption\">\\result == {v};</data>\n   \
@@ -499,7 +483,7 @@ pub fn check_violation(prog: &Program, source: &[u8], text: &str) -> Result<Chec
             _ => None,
         };
         if let Some(id) = id {
-            let pos = edge_of(prog, id).pos;
+            let pos = prog.edge(id).pos;
             if pos.file == 0 {
                 taken_lines.push(pos.line);
             }
@@ -862,18 +846,24 @@ pub fn check_correctness(
         .collect();
     let mut at: HashMap<(FuncId, NodeId), Expr> = HashMap::new();
     let mut entry_inv: HashMap<FuncId, Expr> = HashMap::new();
-    let mut n_heads = 0;
+    // The (function, line) pairs of the witness's invariants that some loop head takes (two
+    // loop heads can share a line: each gets the invariants of that line).
+    let mut used = std::collections::HashSet::new();
     for f in &roots {
         for h in loop_heads(f) {
-            n_heads += 1;
-            let e = conj(node_line(f, h).and_then(|l| invs.remove(&(f.id, l))));
+            let line = node_line(f, h);
+            if let Some(l) = line {
+                used.insert((f.id, l));
+            }
+            let e = conj(line.and_then(|l| invs.get(&(f.id, l)).cloned()));
             at.insert((f.id, h), e);
         }
         if f.id != main.id {
             entry_inv.insert(f.id, conj(entries.remove(&f.id)));
         }
     }
-    if let Some(((f, l), _)) = invs.iter().next() {
+    let n_heads = at.len();
+    if let Some((f, l)) = invs.keys().find(|k| !used.contains(*k)) {
         return err(format!(
             "the invariant at line {l} of {} is not at a loop head",
             prog.functions[f.0 as usize].name
@@ -888,10 +878,11 @@ pub fn check_correctness(
     let mut ind = Induct::new(prog, at, entry_inv);
     let mut obligations = 0;
     for f in &roots {
-        let mut cuts = vec![f.entry];
-        cuts.extend(loop_heads(f));
-        for a in cuts {
-            obligations += ind.check_cut(f.id, a, sem)?;
+        // The entry (with the initial state or the entry invariant), then every loop head
+        // (with its invariant) — the entry node itself may be one, checked twice then.
+        obligations += ind.check_cut(f.id, f.entry, true, sem)?;
+        for h in loop_heads(f) {
+            obligations += ind.check_cut(f.id, h, false, sem)?;
         }
     }
     Ok(Proved {
@@ -1053,12 +1044,14 @@ impl<'p> Induct<'p> {
             .collect()
     }
 
-    /// The obligations from cut point `a` of `main`; returns how many were proved.
-    /// The obligations from cut point `a` of function `root`; returns how many were proved.
+    /// The obligations from cut point `a` of function `root` — its entry when `entry` (the
+    /// initial state for `main`, the entry invariant for another), else a loop head (its
+    /// invariant); returns how many were proved.
     fn check_cut(
         &mut self,
         root_id: FuncId,
         a: NodeId,
+        entry: bool,
         sem: cir::smt::Semantics,
     ) -> Result<usize, WitnessError> {
         let prog = self.prog;
@@ -1070,7 +1063,7 @@ impl<'p> Induct<'p> {
         let globals = self.scalar_vars(&prog.globals);
         let locals = self.scalar_vars(&root.locals);
         let formals = self.scalar_vars(&root.formals);
-        if root.id == main.id && a == main.entry {
+        if root.id == main.id && entry {
             for &g in &globals {
                 vers.insert(g, cir::wp::convert(&int_const(0), &prog.var(g).ty));
             }
@@ -1100,7 +1093,7 @@ impl<'p> Induct<'p> {
             let f = self.fresh_of(l);
             vers.insert(l, f);
         }
-        let assumed = if a == root.entry {
+        let assumed = if entry {
             self.entry_inv.get(&root.id).cloned()
         } else {
             self.inv.get(&(root.id, a)).cloned()
@@ -1151,31 +1144,22 @@ impl<'p> Induct<'p> {
             for e in f.edges.iter().filter(|e| e.from == p.node) {
                 match &e.kind {
                     EdgeKind::Call {
-                        callee: Callee::Defined(h),
+                        callee: Callee::Indirect(_),
                         ..
-                    } if modular_fns.contains(h) => {
-                        // Summarised: its entry invariant, then anything.
-                        let target = p.ctx.is_empty() && heads.contains(&e.to);
-                        out.push((
-                            Some(e.id),
-                            PNode {
-                                ctx: p.ctx.clone(),
-                                func: p.func,
-                                node: e.to,
-                                target,
-                            },
-                        ));
-                    }
+                    } => return unsupported("a call through a pointer".into()),
+                    // A loop-free callee: inlined (a function with a loop is summarised by
+                    // its entry invariant, on the edge itself).
                     EdgeKind::Call {
                         callee: Callee::Defined(h),
                         ..
-                    } => {
+                    } if !modular_fns.contains(h) => {
                         let callee = &prog.functions[h.0 as usize];
-                        if *h == main.id || *h == root.id || p.ctx.iter().any(|c| c.func == *h) {
+                        let active = *h == main.id
+                            || *h == root.id
+                            || *h == p.func
+                            || p.ctx.iter().any(|c| c.func == *h);
+                        if active {
                             return unsupported(format!("recursion through {}", callee.name));
-                        }
-                        if !loop_heads(callee).is_empty() {
-                            return unsupported(format!("a loop in {}", callee.name));
                         }
                         let mut ctx = p.ctx.clone();
                         ctx.push(e.id);
@@ -1189,23 +1173,10 @@ impl<'p> Induct<'p> {
                             },
                         ));
                     }
-                    EdgeKind::Call {
-                        callee: Callee::Indirect(_),
-                        ..
-                    } => return unsupported("a call through a pointer".into()),
-                    EdgeKind::Error { .. } | EdgeKind::Halt { .. } => {
-                        out.push((
-                            Some(e.id),
-                            PNode {
-                                ctx: p.ctx.clone(),
-                                func: p.func,
-                                node: e.to,
-                                target: true,
-                            },
-                        ));
-                    }
-                    _ => {
-                        let target = p.ctx.is_empty() && heads.contains(&e.to);
+                    k => {
+                        // An error or halt ends the path; a loop head of `root` is a cut.
+                        let target = matches!(k, EdgeKind::Error { .. } | EdgeKind::Halt { .. })
+                            || (p.ctx.is_empty() && heads.contains(&e.to));
                         out.push((
                             Some(e.id),
                             PNode {
@@ -1221,7 +1192,7 @@ impl<'p> Induct<'p> {
             Ok(out)
         };
         // Topological order (reverse post-order).
-        let mut order: Vec<PNode> = Vec::new();
+        let mut order: Vec<(PNode, Vec<Succ>)> = Vec::new();
         let mut seen: std::collections::HashSet<PNode> = std::collections::HashSet::new();
         let mut stack: Vec<(PNode, Vec<Succ>, usize)> = Vec::new();
         seen.insert(start.clone());
@@ -1239,7 +1210,7 @@ impl<'p> Induct<'p> {
                     stack.push((q, qs, 0));
                 }
             } else {
-                order.push(p);
+                order.push((p, ss));
             }
         }
         order.reverse();
@@ -1247,7 +1218,7 @@ impl<'p> Induct<'p> {
         let mut incoming: HashMap<PNode, Vec<Incoming>> = HashMap::new();
         let mut obligations: Vec<(Expr, Expr)> = Vec::new();
         let mut first = true;
-        for p in order {
+        for (p, successors) in order {
             let (reach, vers_here) = if first {
                 first = false;
                 (int_const(1), std::mem::take(&mut vers))
@@ -1315,7 +1286,7 @@ impl<'p> Induct<'p> {
                 continue;
             }
             let f = &prog.functions[p.func.0 as usize];
-            for (edge, q) in succs(&p)? {
+            for (edge, q) in successors {
                 let mut v = vers_here.clone();
                 let mut guard = None;
                 match edge {
@@ -1335,7 +1306,7 @@ impl<'p> Induct<'p> {
                         }
                     }
                     Some(id) => {
-                        let e = edge_of(prog, id);
+                        let e = prog.edge(id);
                         match &e.kind {
                             EdgeKind::Assume(c) => guard = Some(self.read(c, &v)?),
                             EdgeKind::Assign { lhs, rhs } => {
@@ -1458,7 +1429,7 @@ impl<'p> Induct<'p> {
                 cir::smt::Answer::NotValid => {
                     return err(format!(
                         "from {} of {}, `{}` does not follow",
-                        if a == root.entry {
+                        if entry {
                             "the entry".to_string()
                         } else {
                             format!("the loop head at line {}", node_line(root, a).unwrap_or(0))

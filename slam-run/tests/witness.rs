@@ -254,3 +254,44 @@ fn the_bundled_safe_example_has_a_proved_witness() {
     let e = check_cw(&c, &weakened).unwrap_err();
     assert!(e.contains("does not follow"), "{e}");
 }
+
+#[test]
+fn a_loop_head_at_the_entry_is_checked_from_its_invariant_too() {
+    // main's entry node is the loop head. From the initial state (g == 0) the invariant `1`
+    // leads nowhere wrong; from the loop head with `1` (any g), g == 11 reaches the error:
+    // the witness must be refused. `g` even and at most 10 is inductive and excludes it.
+    let dir = std::env::temp_dir().join(format!("slam-cw-entry-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let c = dir.join("entry-head.c");
+    let text = "void reach_error(void);\nint g;\nint main(void) {\n  while (g < 10) { g = g + 2; }\n  if (g == 11) reach_error();\n  return 0;\n}\n";
+    std::fs::write(&c, text).expect("write");
+    let prog = cir::load_file(&c, &cir::LowerOptions::default()).expect("lowers");
+    let main = prog.function("main").expect("main");
+    assert_eq!(
+        slam_run::witness::loop_heads(main),
+        vec![main.entry],
+        "the test needs the loop head at the entry"
+    );
+    let info = WitnessInfo {
+        program_file: c.display().to_string(),
+        source: text.as_bytes().to_vec(),
+        data_model: cir::DataModel::default(),
+        error_fns: vec!["reach_error".into()],
+        producer: "slam-run test".into(),
+    };
+    let witness = |inv: &str| {
+        slam_run::witness::correctness(
+            &[slam_run::witness::LoopInvariant {
+                function: "main".into(),
+                line: 4,
+                invariant: inv.into(),
+                entry: false,
+            }],
+            &info,
+        )
+    };
+    check_cw(&c, &witness("g % 2 == 0 && g <= 10")).unwrap_or_else(|e| panic!("{e}"));
+    let e = check_cw(&c, &witness("1")).unwrap_err();
+    assert!(e.contains("does not follow"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
