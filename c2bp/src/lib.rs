@@ -397,6 +397,7 @@ impl HeaderSettings {
             error_fns: self.error_fns.clone(),
             error_labels: self.error_labels.clone(),
             assert_is_error: self.assert_is_error,
+            keep_global_reads: false,
         }
     }
 

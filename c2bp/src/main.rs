@@ -109,6 +109,7 @@ fn main() -> ExitCode {
         error_fns: error_fns.clone(),
         error_labels: args.error_label.clone(),
         assert_is_error: args.assert,
+        keep_global_reads: false,
     };
     let prog = match cir::load_file(&args.file, &lower) {
         Ok(p) => p,

@@ -8,6 +8,7 @@
 //! print!("{prog}");
 //! ```
 
+pub mod constprop;
 pub mod error;
 pub mod frontend;
 pub mod interp;
@@ -25,8 +26,18 @@ pub use ir::Program;
 pub use lower::LowerOptions;
 pub use types::DataModel;
 
-/// Preprocesses, parses and lowers a C file.
+/// Preprocesses, parses and lowers a C file, then replaces reads of globals whose value is
+/// known by constants ([`constprop`]; unless [`LowerOptions::keep_global_reads`]).
 pub fn load_file(path: &std::path::Path, opts: &LowerOptions) -> Result<Program, CirError> {
     let parsed = frontend::parse_file(path, &frontend::FrontendOptions::default())?;
-    lower::lower(&parsed, opts)
+    let mut prog = lower::lower(&parsed, opts)?;
+    if !opts.keep_global_reads {
+        let report = constprop::propagate(&mut prog);
+        tracing::debug!(
+            tracked = report.tracked,
+            replaced = report.replaced,
+            "reads of constant globals replaced"
+        );
+    }
+    Ok(prog)
 }

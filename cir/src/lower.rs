@@ -93,6 +93,9 @@ pub struct LowerOptions {
     pub error_labels: Vec<String>,
     /// A call of `__assert_fail` (a failing `assert`) is the error rather than a halt.
     pub assert_is_error: bool,
+    /// Keep reads of global variables whose value is known as they are ([`crate::load_file`]
+    /// replaces them by constants otherwise, see [`crate::constprop`]).
+    pub keep_global_reads: bool,
 }
 
 type R<T> = Result<T, CirError>;

@@ -953,6 +953,8 @@ struct Induct<'p> {
     entry_inv: HashMap<FuncId, Expr>,
     /// The return value of each function (a fresh variable standing for it).
     ret: HashMap<FuncId, VarId>,
+    /// Per function (by index): the globals it may modify, transitively (c2bp's mod sets).
+    mods: Vec<std::collections::BTreeSet<cir::pointsto::Loc>>,
     fresh: usize,
 }
 
@@ -972,6 +974,7 @@ impl<'p> Induct<'p> {
             inv,
             entry_inv,
             ret: HashMap::new(),
+            mods: c2bp::signature::mod_sets(prog, &cir::pointsto::PointsTo::analyze(prog)),
             fresh: 0,
         };
         for f in &prog.functions {
@@ -1217,6 +1220,8 @@ impl<'p> Induct<'p> {
         // The forward pass.
         let mut incoming: HashMap<PNode, Vec<Incoming>> = HashMap::new();
         let mut obligations: Vec<(Expr, Expr)> = Vec::new();
+        // Functions with loops whose calls the region summarizes (by their entry invariant).
+        let mut summarized: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
         let mut first = true;
         for (p, successors) in order {
             let (reach, vers_here) = if first {
@@ -1347,7 +1352,7 @@ impl<'p> Induct<'p> {
                                 {
                                     // The callee's entry invariant must hold, with its
                                     // parameters bound to the arguments; then the globals
-                                    // and the result are anything.
+                                    // it may modify and the result are anything.
                                     let g = &prog.functions[h.0 as usize];
                                     let mut at_entry = v.clone();
                                     for (fm, a) in g.formals.iter().zip(args) {
@@ -1365,9 +1370,14 @@ impl<'p> Induct<'p> {
                                     }
                                     let goal = self.read(&pre, &at_entry)?;
                                     obligations.push((reach.clone(), goal));
+                                    summarized.insert(g.name.clone());
                                     for &gv in &globals {
-                                        let n = self.fresh_of(gv);
-                                        v.insert(gv, n);
+                                        if self.mods[h.0 as usize]
+                                            .contains(&cir::pointsto::Loc::Var(gv))
+                                        {
+                                            let n = self.fresh_of(gv);
+                                            v.insert(gv, n);
+                                        }
                                     }
                                     if let Some(r) = ret
                                         && prog.var(*r).ty.is_integer()
@@ -1427,7 +1437,7 @@ impl<'p> Induct<'p> {
             match prover.is_valid(&assumptions, &goal) {
                 cir::smt::Answer::Valid => {}
                 cir::smt::Answer::NotValid => {
-                    return err(format!(
+                    let what = format!(
                         "from {} of {}, `{}` does not follow",
                         if entry {
                             "the entry".to_string()
@@ -1436,7 +1446,18 @@ impl<'p> Induct<'p> {
                         },
                         root.name,
                         self.ext.show_expr(&goal)
-                    ));
+                    );
+                    if !summarized.is_empty() {
+                        // Not a refutation: the encoding over-approximates these calls.
+                        let names: Vec<&str> = summarized.iter().map(String::as_str).collect();
+                        return unsupported(format!(
+                            "{what}, but the paths call {} (with loops), summarized by the \
+                             entry invariant alone: what the call does to the globals it may \
+                             modify is forgotten",
+                            names.join(", ")
+                        ));
+                    }
+                    return err(what);
                 }
                 cir::smt::Answer::Unknown => {
                     return err("the solver gave up on an obligation".to_string());

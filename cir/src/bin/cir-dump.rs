@@ -24,6 +24,10 @@ struct Args {
     /// Data model: ILP32 (default) or LP64.
     #[arg(long = "data-model", default_value = "ILP32")]
     data_model: cir::DataModel,
+    /// Print reads of globals whose value is known as they are (by default they are replaced
+    /// by the constant, as every tool sees the program).
+    #[arg(long = "keep-global-reads")]
+    keep_global_reads: bool,
 }
 
 fn main() -> ExitCode {
@@ -33,6 +37,7 @@ fn main() -> ExitCode {
         error_fns: args.error_fn,
         error_labels: args.error_label,
         assert_is_error: args.assert,
+        keep_global_reads: args.keep_global_reads,
     };
     match cir::load_file(&args.file, &opts) {
         Ok(p) => {
