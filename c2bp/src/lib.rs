@@ -217,6 +217,11 @@ impl Cache {
     }
 }
 
+/// The number of groups of functions that share a Z3 solver in one abstraction (see
+/// [`emit::translate_all`]): enough to keep a few cores busy, few enough that solver creation
+/// stays negligible.
+const SOLVER_GROUPS: usize = 4;
+
 /// Abstracts `prog` with respect to `preds` (module doc).
 pub fn abstract_program(
     prog: &Program,
@@ -277,11 +282,33 @@ pub fn abstract_program_cached(
         global_enforce: &global_enforce,
         prior: cache.memo.clone(),
     };
-    let mut procs: Vec<emit::ProcOut> = prog
-        .functions
-        .par_iter()
-        .map(|f| emit::translate(&shared, f.id))
+    // The functions in SOLVER_GROUPS fixed groups (interleaved by index), each translated in
+    // one solver ([`emit::translate_all`]); the groups run in parallel. Fixed, so the output
+    // does not depend on the number of threads.
+    let mut slots: Vec<Option<emit::ProcOut>> = (0..prog.functions.len()).map(|_| None).collect();
+    let groups: Vec<Vec<cir::ir::FuncId>> = (0..SOLVER_GROUPS)
+        .map(|g| {
+            prog.functions
+                .iter()
+                .skip(g)
+                .step_by(SOLVER_GROUPS)
+                .map(|f| f.id)
+                .collect()
+        })
         .collect();
+    let done: Vec<(Vec<cir::ir::FuncId>, Vec<emit::ProcOut>)> = groups
+        .into_par_iter()
+        .map(|g| {
+            let outs = emit::translate_all(&shared, &g);
+            (g, outs)
+        })
+        .collect();
+    for (g, outs) in done {
+        for (f, o) in g.into_iter().zip(outs) {
+            slots[f.0 as usize] = Some(o);
+        }
+    }
+    let mut procs: Vec<emit::ProcOut> = slots.into_iter().flatten().collect();
     drop(shared);
     {
         let prior = std::sync::Arc::make_mut(&mut cache.memo);
