@@ -295,6 +295,7 @@ pub fn abstract_program_cached(
                 .map(|f| f.id)
                 .collect()
         })
+        .filter(|g: &Vec<cir::ir::FuncId>| !g.is_empty())
         .collect();
     let done: Vec<(Vec<cir::ir::FuncId>, Vec<emit::ProcOut>)> = groups
         .into_par_iter()
