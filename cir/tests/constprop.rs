@@ -4,6 +4,8 @@
 //! inputs, and the two runs must take the same edges and hold the same global values after every
 //! step. The golden dump `tests/data/constprop.ir` shows what is replaced and what is not.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use cir::interp::{Event, Interp, Oracle};
@@ -45,22 +47,9 @@ fn programs() -> (Vec<PathBuf>, bool) {
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "c"))
         .collect();
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/sv-benchmarks");
-    let found = corpus.is_dir();
-    if found {
-        for dir in std::fs::read_dir(&corpus).expect("readable corpus") {
-            let dir = dir.expect("entry").path();
-            if !dir.is_dir() {
-                continue;
-            }
-            for f in std::fs::read_dir(&dir).expect("readable dir") {
-                let f = f.expect("entry").path();
-                if f.extension().is_some_and(|e| e == "c" || e == "i") {
-                    files.push(f);
-                }
-            }
-        }
-    }
+    let corpus = common::corpus_files();
+    let found = corpus.is_some();
+    files.extend(corpus.unwrap_or_default());
     files.sort();
     (files, found)
 }
