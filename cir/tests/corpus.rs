@@ -2,8 +2,6 @@
 //! "it must parse every program in ../shared/corpus/sv-benchmarks/"). Skipped, saying so, when
 //! the corpus is absent.
 
-use std::path::{Path, PathBuf};
-
 mod common;
 use common::corpus_files;
 
