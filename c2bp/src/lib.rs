@@ -36,7 +36,7 @@ use cir::smt::{Prover, Semantics, Stats};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use crate::cubes::{Enumerator, VarSet};
+use crate::cubes::{Cube, Enumerator, VarSet};
 pub use crate::emit::ProcStats;
 
 /// Options of the abstraction.
@@ -203,7 +203,13 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 pub struct Cache {
     options: String,
     memo: std::sync::Arc<cubes::Prior>,
+    /// The inconsistent cubes over the global predicates of the last abstraction (by the
+    /// texts of their literals), with the texts of those predicates.
+    global_enforce: Option<(Vec<String>, Vec<CubeKey>)>,
 }
+
+/// A cube by the normalised texts of its literals' expressions ([`VarSet::cube_key`]).
+type CubeKey = Vec<(String, bool)>;
 
 impl Cache {
     /// Answers held.
@@ -245,7 +251,7 @@ pub fn abstract_program_cached(
     if cache.options != tag {
         *cache = Cache {
             options: tag,
-            memo: Default::default(),
+            ..Cache::default()
         };
     }
     let pts = PointsTo::analyze(prog);
@@ -267,7 +273,64 @@ pub fn abstract_program_cached(
             max_queries: opts.max_queries,
         };
         let len = opts.enforce_len.max(2);
-        prover.with_solver(|cx| en.inconsistent_cubes(cx, &globals, None, len, &[]))
+        let texts: Vec<String> = globals
+            .vars
+            .iter()
+            .map(|v| prog.show_expr(&v.expr))
+            .collect();
+        // Incremental when the global predicates only grew: the earlier minimal cubes stay
+        // minimal (their sub-cubes are over the earlier predicates), and every other one
+        // contains a new predicate.
+        let earlier = cache.global_enforce.as_ref().and_then(|(old, cubes)| {
+            let known: Option<Vec<Cube>> = cubes
+                .iter()
+                .map(|c| {
+                    let mut d: Option<Cube> = c
+                        .iter()
+                        .map(|(t, b)| globals.find(t).map(|i| (i, *b)))
+                        .collect();
+                    if let Some(d) = &mut d {
+                        d.sort_unstable();
+                    }
+                    d
+                })
+                .collect();
+            let fresh: std::collections::BTreeSet<usize> = texts
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| !old.contains(t))
+                .map(|(i, _)| i)
+                .collect();
+            let all_kept = old.iter().all(|t| globals.find(t).is_some());
+            known.filter(|_| all_kept).map(|k| (k, fresh))
+        });
+        let mut cubes = match earlier {
+            Some((mut known, fresh)) => {
+                if !fresh.is_empty() {
+                    let new = prover.with_solver(|cx| {
+                        en.inconsistent_cubes(cx, &globals, Some(&fresh), len, &known)
+                    });
+                    known.extend(new);
+                }
+                known
+            }
+            None => prover.with_solver(|cx| en.inconsistent_cubes(cx, &globals, None, len, &[])),
+        };
+        // The order of a full search (by length, then literals with `true` first), whichever
+        // way the cubes were found.
+        cubes.sort_by_key(|c| {
+            (
+                c.len(),
+                c.iter()
+                    .map(|&(i, b)| (i, !b))
+                    .collect::<Vec<(usize, bool)>>(),
+            )
+        });
+        cache.global_enforce = Some((
+            texts,
+            cubes.iter().map(|c| globals.cube_key(prog, c)).collect(),
+        ));
+        cubes
     };
     let global_seconds = t0.elapsed().as_secs_f64();
     let shared = emit::Shared {
