@@ -124,11 +124,6 @@ struct FnCx<'s, 'a, 'c, 'z> {
     stats: ProcStats,
 }
 
-/// Translates one function.
-pub fn translate(sh: &Shared<'_>, fid: FuncId) -> ProcOut {
-    sh.prover.with_solver(|cx| translate_in(sh, cx, fid))
-}
-
 /// Translates functions one after the other in one Z3 context and solver: a solver costs
 /// 10–20 ms to create (Z3's default solver builds its tactic portfolio), more than the cube
 /// searches of most procedures (cdaudio has 30 procedures, mostly small). Each cube search runs

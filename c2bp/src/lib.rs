@@ -281,29 +281,27 @@ pub fn abstract_program_cached(
         // Incremental when the global predicates only grew: the earlier minimal cubes stay
         // minimal (their sub-cubes are over the earlier predicates), and every other one
         // contains a new predicate.
-        let earlier = cache.global_enforce.as_ref().and_then(|(old, cubes)| {
-            let known: Option<Vec<Cube>> = cubes
-                .iter()
-                .map(|c| {
-                    let mut d: Option<Cube> = c
-                        .iter()
-                        .map(|(t, b)| globals.find(t).map(|i| (i, *b)))
-                        .collect();
-                    if let Some(d) = &mut d {
+        let earlier = cache
+            .global_enforce
+            .as_ref()
+            .filter(|(old, _)| old.iter().all(|t| globals.find(t).is_some()))
+            .map(|(old, cubes)| {
+                let known: Vec<Cube> = cubes
+                    .iter()
+                    .filter_map(|c| {
+                        let mut d: Cube = c
+                            .iter()
+                            .map(|(t, b)| globals.find(t).map(|i| (i, *b)))
+                            .collect::<Option<Cube>>()?;
                         d.sort_unstable();
-                    }
-                    d
-                })
-                .collect();
-            let fresh: std::collections::BTreeSet<usize> = texts
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| !old.contains(t))
-                .map(|(i, _)| i)
-                .collect();
-            let all_kept = old.iter().all(|t| globals.find(t).is_some());
-            known.filter(|_| all_kept).map(|k| (k, fresh))
-        });
+                        Some(d)
+                    })
+                    .collect();
+                let fresh: std::collections::BTreeSet<usize> = (0..texts.len())
+                    .filter(|&i| !old.contains(&texts[i]))
+                    .collect();
+                (known, fresh)
+            });
         let mut cubes = match earlier {
             Some((mut known, fresh)) => {
                 if !fresh.is_empty() {
@@ -318,14 +316,8 @@ pub fn abstract_program_cached(
         };
         // The order of a full search (by length, then literals with `true` first), whichever
         // way the cubes were found.
-        cubes.sort_by_key(|c| {
-            (
-                c.len(),
-                c.iter()
-                    .map(|&(i, b)| (i, !b))
-                    .collect::<Vec<(usize, bool)>>(),
-            )
-        });
+        let order = |c: &Cube| c.iter().map(|&(i, b)| (i, !b)).collect::<Vec<_>>();
+        cubes.sort_by_cached_key(|c| (c.len(), order(c)));
         cache.global_enforce = Some((
             texts,
             cubes.iter().map(|c| globals.cube_key(prog, c)).collect(),
@@ -348,7 +340,6 @@ pub fn abstract_program_cached(
     // The functions in SOLVER_GROUPS fixed groups (interleaved by index), each translated in
     // one solver ([`emit::translate_all`]); the groups run in parallel. Fixed, so the output
     // does not depend on the number of threads.
-    let mut slots: Vec<Option<emit::ProcOut>> = (0..prog.functions.len()).map(|_| None).collect();
     let groups: Vec<Vec<cir::ir::FuncId>> = (0..SOLVER_GROUPS)
         .map(|g| {
             prog.functions
@@ -360,19 +351,15 @@ pub fn abstract_program_cached(
         })
         .filter(|g: &Vec<cir::ir::FuncId>| !g.is_empty())
         .collect();
-    let done: Vec<(Vec<cir::ir::FuncId>, Vec<emit::ProcOut>)> = groups
+    let mut done: Vec<(cir::ir::FuncId, emit::ProcOut)> = groups
         .into_par_iter()
-        .map(|g| {
+        .flat_map_iter(|g| {
             let outs = emit::translate_all(&shared, &g);
-            (g, outs)
+            g.into_iter().zip(outs)
         })
         .collect();
-    for (g, outs) in done {
-        for (f, o) in g.into_iter().zip(outs) {
-            slots[f.0 as usize] = Some(o);
-        }
-    }
-    let mut procs: Vec<emit::ProcOut> = slots.into_iter().flatten().collect();
+    done.sort_by_key(|(f, _)| *f);
+    let mut procs: Vec<emit::ProcOut> = done.into_iter().map(|(_, o)| o).collect();
     drop(shared);
     {
         let prior = std::sync::Arc::make_mut(&mut cache.memo);

@@ -89,22 +89,23 @@ struct Analysis<'p> {
 /// The value of `e` if it is a constant within the range of `ty` (so assigning it to a variable
 /// of that type converts nothing).
 fn constant_in(prog: &Program, e: &Expr, ty: &CType) -> Option<i128> {
+    let fits = |v: i128, t: &CType| match t {
+        CType::Int(k) => {
+            let (lo, hi) = k.range(prog.data_model);
+            lo <= v && v <= hi
+        }
+        _ => false,
+    };
     let v = match &e.kind {
         ExprKind::Const(c) => *c,
         ExprKind::Unary(UnOp::Neg, a) => match a.kind {
-            ExprKind::Const(c) if a.ty == e.ty => {
-                let CType::Int(k) = &e.ty else { return None };
-                let (lo, hi) = k.range(prog.data_model);
-                let v = c.checked_neg()?;
-                (lo <= v && v <= hi).then_some(v)?
-            }
+            ExprKind::Const(c) if a.ty == e.ty => c.checked_neg()?,
             _ => return None,
         },
         _ => return None,
     };
-    let CType::Int(k) = ty else { return None };
-    let (lo, hi) = k.range(prog.data_model);
-    (lo <= v && v <= hi).then_some(v)
+    // Within the expression's own type (its value is `v`, no wrap-around) and the target's.
+    (fits(v, &e.ty) && fits(v, ty)).then_some(v)
 }
 
 impl<'p> Analysis<'p> {
@@ -142,7 +143,7 @@ impl<'p> Analysis<'p> {
         let mut index = HashMap::new();
         for &g in &prog.globals {
             let v = prog.var(g);
-            if v.is_global() && matches!(v.ty, CType::Int(_)) && !addr.contains(&g) {
+            if matches!(v.ty, CType::Int(_)) && !addr.contains(&g) {
                 let k = index.len();
                 index.insert(g, k);
             }

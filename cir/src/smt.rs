@@ -305,7 +305,7 @@ impl<'p> Prover<'p> {
                 .iter()
                 .map(|t| (enc.value_as(t, &t.ty), enc.repr(&t.ty)))
                 .collect();
-            let solver = solver_with(sem, rlimit, enc.finish().iter().chain(&conj));
+            let solver = solver_with(rlimit, enc.finish().iter().chain(&conj));
             match solver.check() {
                 SatResult::Sat => {
                     let values = solver.get_model().and_then(|m| {
@@ -381,7 +381,7 @@ impl<'p> Prover<'p> {
         let sem = self.sem;
         let rlimit = self.rlimit;
         let (r, queries, unknowns) = z3::with_z3_config(&cfg, move || {
-            let solver = solver_with(sem, rlimit, std::iter::empty());
+            let solver = session_solver(sem, rlimit);
             let mut cx = SolverCx {
                 prog,
                 sem,
@@ -439,7 +439,7 @@ impl<'p> Prover<'p> {
                 let b = enc.cond(e);
                 conj.push(if *positive { b } else { b.not() });
             }
-            let solver = solver_with(sem, rlimit, enc.finish().iter().chain(&conj));
+            let solver = solver_with(rlimit, enc.finish().iter().chain(&conj));
             match solver.check() {
                 SatResult::Sat => Some(Outcome::Sat),
                 SatResult::Unsat => Some(Outcome::Unsat),
@@ -450,26 +450,35 @@ impl<'p> Prover<'p> {
 }
 
 /// A solver of the current thread's context with the deterministic resource limit `rlimit`
-/// (0: none) and the given assertions.
-///
-/// In integer mode the solver is made for the logic `QF_AUFLIA`: Z3's default solver builds a
-/// portfolio of tactics for every logic when it is created (10–20 ms, more than most of our
-/// queries: newton on a locks task spent 2/3 of its time there), one for a logic 0.5–2 ms.
-/// The logic only configures the SMT kernel: nonlinear multiplication, `div`/`mod` and
-/// uninterpreted functions are still decided (`tests/smt.rs`), and a term of a theory the
-/// logic does not set up would be treated as uninterpreted, which can only turn an `unsat`
-/// into `sat` (a weaker answer, never an unsound one). Bit-vector mode keeps the default
-/// solver.
-fn solver_with<'a>(
-    sem: Semantics,
-    rlimit: u32,
-    assertions: impl IntoIterator<Item = &'a Bool>,
-) -> Solver {
+/// (0: none) and the given assertions, for one check: Z3's default solver, whose first check
+/// runs a tactic chosen for the formula (it decides `x * x == 2` unsatisfiable).
+fn solver_with<'a>(rlimit: u32, assertions: impl IntoIterator<Item = &'a Bool>) -> Solver {
+    let solver = configure(Solver::new(), rlimit);
+    for a in assertions {
+        solver.assert(a);
+    }
+    solver
+}
+
+/// The solver of a [`SolverCx`], used incrementally (push, pop, checks under assumptions). In
+/// integer mode it is made for the logic `QF_AUFLIA`: Z3's default solver builds a portfolio
+/// of tactics for every logic when it is created (10–20 ms, more than most of our queries:
+/// newton on a locks task spent 2/3 of its time there), one for a logic 0.5–2 ms. Used
+/// incrementally, the default solver runs the same SMT kernel, and the two answer the same
+/// (`tests/smt.rs`, `sessions_answer_nonlinear_queries`; c2bp's output is identical on the
+/// corpus). A term of a theory the logic would not set up is treated as uninterpreted, which
+/// can only weaken `unsat` to `sat`, never the other way. Bit-vector mode keeps the default.
+fn session_solver(sem: Semantics, rlimit: u32) -> Solver {
     let solver = if sem.bitvector {
         Solver::new()
     } else {
         Solver::new_for_logic("QF_AUFLIA").unwrap_or_default()
     };
+    configure(solver, rlimit)
+}
+
+/// Sets the resource limit and the arithmetic solver.
+fn configure(solver: Solver, rlimit: u32) -> Solver {
     let mut params = Params::new();
     if rlimit > 0 {
         params.set_u32("rlimit", rlimit);
@@ -480,9 +489,6 @@ fn solver_with<'a>(
     // s, the same `.bp`).
     params.set_u32("smt.arith.solver", 2);
     solver.set_params(&params);
-    for a in assertions {
-        solver.assert(a);
-    }
     solver
 }
 

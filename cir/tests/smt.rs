@@ -289,6 +289,41 @@ fn division_truncates_toward_zero() {
     }
 }
 
+/// Nonlinear queries: a one-shot query uses Z3's default solver, whose tactic decides
+/// `x * x == 2`; sessions use a solver made for `QF_AUFLIA` (`session_solver`), which must
+/// still decide what the kernel of the default solver decides incrementally.
+#[test]
+fn sessions_answer_nonlinear_queries() {
+    let p = ilp32();
+    let (x, y) = (var(&p, "x"), var(&p, "y"));
+    let xx = bin(&p, BinOp::Mul, x.clone(), x.clone());
+    let xy = bin(&p, BinOp::Mul, x.clone(), y.clone());
+    // One-shot: no integer squares to 2.
+    let g = un(UnOp::LogNot, eq(&p, xx.clone(), k(2)));
+    assert_eq!(valid(&p, INT, &[], &g), Answer::Valid);
+    // Sessions: x * y == 6 and x == 2 force y == 3; x * x < 0 is impossible; x * y == 6 with
+    // y != 3 is possible.
+    let atoms = [
+        eq(&p, xy, k(6)),
+        eq(&p, x.clone(), k(2)),
+        un(UnOp::LogNot, eq(&p, y.clone(), k(3))),
+        bin(&p, BinOp::Lt, xx, k(0)),
+    ];
+    let answers = Prover::new(&p, INT).with_solver(|cx| {
+        cx.session(&atoms, |s| {
+            [
+                s.check(&[(0, true), (1, true), (2, true)]),
+                s.check(&[(3, true)]),
+                s.check(&[(0, true), (2, true)]),
+            ]
+        })
+    });
+    assert_eq!(
+        answers,
+        [SatAnswer::Unsat, SatAnswer::Unsat, SatAnswer::Sat]
+    );
+}
+
 #[test]
 fn division_by_zero_is_unconstrained_but_functional() {
     let p = ilp32();
