@@ -77,7 +77,9 @@ struct Args {
     keep: Option<PathBuf>,
     /// Write a witness (GraphML, SV-COMP witness format 1.0): a violation witness for FALSE (the
     /// counterexample), a correctness witness for TRUE (the loop-head invariants the final
-    /// abstraction proves).
+    /// abstraction proves, and the entry invariant of each function other than main that has a
+    /// loop). UNKNOWN writes none. It is made within --timeout; if it cannot be, stderr says
+    /// why and the verdict stands.
     #[arg(long, value_name = "FILE")]
     witness: Option<PathBuf>,
     /// Write everything measured as JSON (format slam-run-stats/1).
@@ -286,15 +288,35 @@ fn run(args: Args) -> Result<i32, Failure> {
     }
     println!("{}", result.summary());
     if let Some(p) = &args.witness {
-        match wrx.recv() {
-            Ok(Ok(w)) => std::fs::write(p, w)
-                .with_context(|| p.display().to_string())
-                .map_err(input)?,
-            Ok(Err(e)) => eprintln!("slam-run: no witness written to {}: {e}", p.display()),
-            Err(_) => eprintln!(
-                "slam-run: no witness written to {}: the verdict is not TRUE or FALSE",
-                p.display()
-            ),
+        // The witness is made within the same time limit as the verdict.
+        let got = match deadline {
+            Some(d) => wrx.recv_timeout(d.saturating_duration_since(Instant::now())),
+            None => wrx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+        };
+        let decided = matches!(
+            result.verdict,
+            slam_run::Verdict::True | slam_run::Verdict::False(_)
+        );
+        let why = match got {
+            Ok(Ok(w)) => {
+                std::fs::write(p, w)
+                    .with_context(|| p.display().to_string())
+                    .map_err(input)?;
+                None
+            }
+            Ok(Err(e)) => Some(e.to_string()),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                Some("the time limit passed while it was being made".to_string())
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) if decided => {
+                Some("making it failed (a bug)".to_string())
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                Some("the verdict is not TRUE or FALSE".to_string())
+            }
+        };
+        if let Some(why) = why {
+            eprintln!("slam-run: no witness written to {}: {why}", p.display());
         }
     }
     if let Some(p) = &args.stats_json {

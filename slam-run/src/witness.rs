@@ -1327,10 +1327,12 @@ impl<'p> Induct<'p> {
                                         prog.var(x).name
                                     ));
                                 }
+                                // The new version is the value itself (as in weakest
+                                // preconditions): a fresh variable with its range fact,
+                                // equated outside the path condition, would exclude signed
+                                // overflow on every path, even those that never assign.
                                 let val = cir::wp::convert(&self.read(rhs, &v)?, &lhs.ty);
-                                let n = self.fresh_of(x);
-                                constraints.push(bin(BinOp::Eq, n.clone(), val));
-                                v.insert(x, n);
+                                v.insert(x, val);
                             }
                             EdgeKind::Havoc { lhs, .. } => {
                                 let ExprKind::Var(x) = lhs.kind else {
@@ -1397,9 +1399,11 @@ impl<'p> Induct<'p> {
                                         }
                                         let val =
                                             cir::wp::convert(&self.read(a, &v)?, &prog.var(*fm).ty);
-                                        let n = self.fresh_of(*fm);
-                                        constraints.push(bin(BinOp::Eq, n.clone(), val));
-                                        v.insert(*fm, n);
+                                        v.insert(*fm, val);
+                                    }
+                                    // No result until this activation returns one.
+                                    if let Some(rv) = self.ret.get(h) {
+                                        v.remove(rv);
                                     }
                                     for &l in &self.scalar_vars(&g.locals) {
                                         let n = self.fresh_of(l);
@@ -1428,6 +1432,10 @@ impl<'p> Induct<'p> {
                     vers: v,
                 });
             }
+        }
+        if !incoming.is_empty() {
+            // The order was not topological: some paths would go unchecked.
+            return err("internal: a node of the region was visited before its predecessors");
         }
         let prover = cir::smt::Prover::new(&self.ext, sem);
         let n = obligations.len();

@@ -5,8 +5,8 @@
 //! violation witness (`--witness`) is checked: well-formed GraphML with the required keys and
 //! the program's hash, replayed on the concrete interpreter to the error (issue 6, acceptance
 //! 2); so is every TRUE verdict's correctness witness: its loop-head invariants proved
-//! inductive (programs the checker does not handle — pointers, loops outside `main` — are
-//! counted as not checked, with the reason). Skipped, saying so, when `../shared/corpus` is
+//! inductive (what the checker does not handle — pointers, aggregates, a proof that needs more
+//! than a looping callee's entry invariant — is counted as not checked, with the reason). Skipped, saying so, when `../shared/corpus` is
 //! absent.
 
 use std::path::{Path, PathBuf};
@@ -143,7 +143,7 @@ fn check_correctness_witness(def: &slam_run::task::Task, witness: &Path) -> Resu
     match slam_run::witness::check_correctness(&prog, &source, &text, sem) {
         Ok(p) => {
             eprintln!(
-                "  correctness witness: {} invariants, {} loop heads of main, {} obligations proved",
+                "  correctness witness: {} invariants, {} loop heads, {} obligations proved",
                 p.invariants, p.loop_heads, p.obligations
             );
             Ok(())

@@ -295,3 +295,31 @@ fn a_loop_head_at_the_entry_is_checked_from_its_invariant_too() {
     assert!(e.contains("does not follow"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The checker does not exclude signed overflow on paths that do not overflow: the error needs
+/// `x == INT_MAX`, and `x + 1` on the other branch must not rule that out (it once did, when
+/// an assignment's new version was a fresh variable with a range fact equated on every path).
+#[test]
+fn an_assignment_on_another_branch_does_not_hide_the_error() {
+    let dir = std::env::temp_dir().join(format!("slam-cw-ovf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let c = dir.join("ovf.c");
+    std::fs::write(
+        &c,
+        "extern int __VERIFIER_nondet_int(void);\nvoid reach_error(void);\n\
+         int main(void) {\n  int x = __VERIFIER_nondet_int();\n\
+         if (x != 2147483647) x = x + 1; else reach_error();\n  return 0;\n}\n",
+    )
+    .expect("write");
+    let info = slam_run::witness::WitnessInfo {
+        program_file: c.display().to_string(),
+        source: std::fs::read(&c).expect("source"),
+        data_model: cir::DataModel::Ilp32,
+        error_fns: vec!["reach_error".into()],
+        producer: "test".into(),
+    };
+    let text = slam_run::witness::correctness(&[], &info);
+    let e = check_cw(&c, &text).expect_err("the error is reachable");
+    assert!(e.contains("does not follow"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
