@@ -518,15 +518,18 @@ impl FnCx<'_, '_, '_, '_> {
         // read the same globals) wait for the `effects` statement — the clause would cut real
         // runs there (found by slam-run's end-to-end fuzzing: `g == 0` global, `g < 1` local).
         let mixed = |c: &Cube| c.iter().any(|l| l.0 < g) && c.iter().any(|l| l.0 >= g);
-        let parts: Vec<String> = cubes
+        let mut parts: Vec<String> = cubes
             .iter()
             .filter(|c| c.len() <= len && !mixed(c))
             .map(|c| format!("!{}", self.body.cube_text(c)))
             .collect();
-        if parts.is_empty() {
-            return None;
+        match parts.len() {
+            0 => None,
+            1 => parts.pop(),
+            // In the printer's form (a flat chain in one pair of parentheses), so that c2bp's
+            // text is already canonical and needs no second parse.
+            _ => Some(format!("({})", parts.join(" & "))),
         }
-        Some(parts.join(" & "))
     }
 
     /// The initial values of the global predicates, at the start of `main` (globals are zero

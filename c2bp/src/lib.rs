@@ -118,6 +118,8 @@ pub enum C2bpError {
 pub struct Output {
     /// The Boolean program (canonical text).
     pub text: String,
+    /// The Boolean program parsed and checked, its positions those of [`Output::text`].
+    pub program: bp_grammar::ast::Program,
     /// Per procedure, in program order.
     pub procs: Vec<ProcStats>,
     /// Prover counters.
@@ -394,6 +396,9 @@ pub fn abstract_program_cached(
     }
     if !globals.vars.is_empty() {
         let names: Vec<&str> = globals.vars.iter().map(|v| v.name.as_str()).collect();
+        if !text.is_empty() {
+            text.push('\n');
+        }
         let _ = writeln!(text, "decl {};", names.join(", "));
     }
     for p in &procs {
@@ -409,8 +414,27 @@ pub fn abstract_program_cached(
             let _ = writeln!(msg, "--- output ---\n{text}");
             C2bpError::Internal(msg)
         })?;
+    // The text is written in the printer's canonical form, so the parsed program's positions
+    // are those of the text itself and callers (slam-run) need not parse it again. Should the
+    // two ever differ, the printed text is parsed once more (a debug build stops instead).
+    let printed = bp_grammar::print(&parsed);
+    let (text, program) = if printed == text {
+        (text, parsed)
+    } else {
+        debug_assert_eq!(printed, text, "c2bp's text is not in canonical form");
+        tracing::debug!("c2bp's text is not in canonical form; parsing the printed text");
+        let again = bp_grammar::parse_and_check(&printed, &bp_grammar::ParseOptions::default())
+            .map_err(|ds| {
+                C2bpError::Internal(format!(
+                    "the printed program does not re-parse: {}",
+                    ds.first().map(|d| d.message.clone()).unwrap_or_default()
+                ))
+            })?;
+        (printed, again)
+    };
     Ok(Output {
-        text: bp_grammar::print(&parsed),
+        text,
+        program,
         procs: procs.into_iter().map(|p| p.stats).collect(),
         prover: prover.stats(),
         global_seconds,

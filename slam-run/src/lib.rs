@@ -404,10 +404,9 @@ pub fn run(
             it.c2bp_seconds = t.elapsed().as_secs_f64();
             it.prover_queries = out.prover.queries;
             // Constraints found at earlier NDFs, re-applied to the regenerated program.
+            // c2bp's text is canonical and `out.program` is its parse (same positions).
             let mut text = out.text;
-            let mut bp =
-                bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default())
-                    .map_err(|_| RunError::Internal("c2bp's output does not re-parse".into()))?;
+            let mut bp = out.program;
             // With constraints re-applied, the kept `iterNNN.bp` is the patched program and
             // c2bp's own output is kept as `iterNNN.c2bp.bp` (so that re-running the kept c2bp
             // command does not overwrite the program the trace belongs to).
