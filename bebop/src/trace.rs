@@ -5,7 +5,7 @@
 //! The engine runs to its fixpoint, so every summary is complete. Then, level by level:
 //!
 //! 1. **Top level.** A breadth-first search over sets of `(CFG node, valuation)` (BDDs per
-//!    node, layer `k` = the states first reached in `k` steps) from `main`'s initial states,
+//!    node, layer `k` = states reached in `k` steps) from `main`'s initial states,
 //!    where an intraprocedural edge is one step and a call steps to its return point through
 //!    the callee's summary as one step. It stops at the first layer that meets an *error
 //!    goal*: a target in a bad state, or a call that enters its callee in a context from which
@@ -30,9 +30,22 @@
 //! engine derived that exit state from such parts, so a path exists), and a failing level of
 //! rank `r` only enters failing calls of rank `< r`. The top level uses all summaries.
 //!
+//! # Which states a layer keeps
+//!
+//! Only at the *cut nodes* of a procedure (the targets of the back edges of a depth-first
+//! search of its CFG; every cycle passes through one) does a layer drop the states reached in
+//! an earlier layer. Elsewhere layer `k` keeps every state its predecessors' layer `k - 1`
+//! leads to, even one reached earlier: in loop-free stretches such states are rare (a join
+//! after an `if` is reached from the two branches with different values) and subtracting
+//! the union of the earlier layers cost more than the rest of the search (2/3 of the trace
+//! time on the locks tasks). Every state of layer `k` still has a predecessor in layer
+//! `k - 1`, every state reachable in `j` steps is in some layer `<= j` (by induction; at a cut
+//! node it was kept when first reached), and the search is finite (a cycle passes through a
+//! cut node, where no state is kept twice), so the path found is still shortest.
+//!
 //! # Work budget
 //!
-//! The layers of a level are disjoint per node, but a node may appear in many of them (on a
+//! A node may appear in many layers (on a
 //! long straight-line program with many `if`s, a node is first reached with different
 //! states at many different path lengths), so the search can cost quadratically more than the
 //! reachability analysis. The searches of one extraction therefore share a work budget (the
@@ -72,7 +85,7 @@ use crate::vars::{Slot, Ver, pick};
 use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable, op_function};
 use bp_grammar::trace::{Step, StepKind, TRACE_FORMAT, Target, Trace, Valuation};
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
 /// A concrete valuation of a procedure's scope.
@@ -577,6 +590,9 @@ struct Tracer<'a, 'm, 'p> {
     /// Levels already searched, by procedure, context and goal (a call repeated in the trace
     /// is searched once).
     memo: HashMap<(ProcId, Ctx, Goal), Rc<LevelPath>>,
+    /// Per procedure, the targets of the back edges of a depth-first search of its CFG
+    /// (built on first use): every cycle passes through one of them.
+    cuts: HashMap<ProcId, Rc<HashSet<NodeId>>>,
 }
 
 impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
@@ -595,6 +611,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
             budget,
             over_budget: Cell::new(false),
             memo: HashMap::new(),
+            cuts: HashMap::new(),
         };
         tr.err_ctx = tr.error_contexts();
         tr
@@ -788,6 +805,45 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
             .ok_or_else(|| internal("an exit state the engine did not find"))
     }
 
+    /// The targets of the back edges of an (iterative) depth-first search of the CFG of `p`
+    /// from its entry, over the edges the level searches follow (statements, calls as one
+    /// step, returns into the exit). Every cycle contains a back edge, so every cycle passes
+    /// through one of these nodes.
+    fn cut_nodes(&mut self, p: ProcId) -> Rc<HashSet<NodeId>> {
+        if let Some(c) = self.cuts.get(&p) {
+            return Rc::clone(c);
+        }
+        let m = self.m();
+        let entry = m.proc(p).entry;
+        // 0: unvisited, 1: on the DFS stack, 2: done.
+        let mut state: HashMap<NodeId, u8> = HashMap::new();
+        let mut cuts = HashSet::new();
+        let mut stack: Vec<(NodeId, usize)> = vec![(entry, 0)];
+        state.insert(entry, 1);
+        while let Some((v, i)) = stack.pop() {
+            let out = &m.node(v).out;
+            if i < out.len() {
+                stack.push((v, i + 1));
+                let w = m.edge(out[i]).to;
+                match state.get(&w).copied().unwrap_or(0) {
+                    0 => {
+                        state.insert(w, 1);
+                        stack.push((w, 0));
+                    }
+                    1 => {
+                        cuts.insert(w);
+                    }
+                    _ => {}
+                }
+            } else {
+                state.insert(v, 2);
+            }
+        }
+        let cuts = Rc::new(cuts);
+        self.cuts.insert(p, Rc::clone(&cuts));
+        cuts
+    }
+
     /// Breadth-first search at one call level of `p` from `init` (at its entry) until a layer
     /// meets one of `goals`: calls are single steps through the complete summaries. Returns
     /// the layers, the goal met (the first in `goals` order) and a state meeting it.
@@ -798,11 +854,15 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
         goals: &Goals,
         to_exit: bool,
         sums: &HashMap<ProcId, Rc<Summary>>,
+        cuts: &HashSet<NodeId>,
     ) -> Result<(Layers, usize, BddValuation), BebopError> {
         let m = self.m();
         let entry = m.proc(p).entry;
+        // The states already reached, kept for the cut nodes only (see the module doc).
         let mut seen: HashMap<NodeId, Bdd> = HashMap::new();
-        seen.insert(entry, init.clone());
+        if cuts.contains(&entry) {
+            seen.insert(entry, init.clone());
+        }
         let mut layers: Layers = vec![BTreeMap::from([(entry, init)])];
         loop {
             let cur = layers.last().expect("at least one layer");
@@ -846,6 +906,10 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
             }
             let mut fresh: BTreeMap<NodeId, Bdd> = BTreeMap::new();
             for (w, b) in next {
+                if !cuts.contains(&w) {
+                    fresh.insert(w, b);
+                    continue;
+                }
                 let new = match seen.get_mut(&w) {
                     Some(s) => {
                         let new = b.and_not(s);
@@ -953,7 +1017,9 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
                 sums.insert(c.callee, self.summary(c.callee, bound));
             }
         }
-        let (layers, gi, val) = self.bfs(p, init, &goals, matches!(goal, Goal::Exit(_)), &sums)?;
+        let cuts = self.cut_nodes(p);
+        let (layers, gi, val) =
+            self.bfs(p, init, &goals, matches!(goal, Goal::Exit(_)), &sums, &cuts)?;
         let ctx = match ctx {
             Some(c) => c.clone(),
             None => self.c.read_ctx(p, &val),
