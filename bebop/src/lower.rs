@@ -53,7 +53,8 @@ pub struct ProcInfo<'p> {
     pub name: String,
     /// Number of parameters (frame slots `0..n_params`).
     pub n_params: u32,
-    /// Parameters then locals: frame slot i holds `frame_names[i]`.
+    /// Parameters, then locals in BDD order ([`crate::order::local_order`]): frame slot i
+    /// holds `frame_names[i]`.
     pub frame_names: Vec<String>,
     /// Frame variables by name.
     pub frame_index: HashMap<String, u32>,
@@ -489,7 +490,23 @@ pub fn lower<'p>(
     let mut procs: Vec<ProcInfo<'p>> = Vec::new();
     for (pi, p) in prog.procs.iter().enumerate() {
         let pid = ProcId(pi as u32);
-        let frame_names: Vec<String> = p.frame_vars().map(|v| v.name.clone()).collect();
+        // Parameters in their order, then the locals in BDD order (see `order`).
+        let declared: Vec<&str> = p
+            .locals
+            .iter()
+            .flat_map(|d| d.vars.iter())
+            .map(|v| v.name.as_str())
+            .collect();
+        let frame_names: Vec<String> = p
+            .params
+            .iter()
+            .map(|v| v.name.clone())
+            .chain(
+                crate::order::local_order(p)
+                    .into_iter()
+                    .map(|i| declared[i].to_string()),
+            )
+            .collect();
         let frame_index: HashMap<String, u32> = frame_names
             .iter()
             .enumerate()
