@@ -279,6 +279,63 @@ fn parse_predicate_at(
 /// function (global when it mentions global storage only); a condition whose negation is already
 /// present is not added again. Conditions over floating-point values are skipped (no theory).
 pub fn branch_predicates(prog: &Program) -> PredicateSet {
+    condition_predicates(prog, |_, _| true)
+}
+
+/// How many edges without a branch [`guard_predicates`] follows from a condition to the error.
+const GUARD_HOPS: usize = 3;
+
+/// The conditions that guard the error (an initial predicate set, `slam-run`'s default): the
+/// conditions of the `assume` edges from whose target the error is reached through at most
+/// [`GUARD_HOPS`] edges without a branch (an `error` edge, or a call of a function that does
+/// the same from its entry, such as SV-COMP's `errorFn`), in the form and scopes of
+/// [`branch_predicates`]. For `if (lk != 1) goto ERROR;` this is `lk != 1`. Such a predicate
+/// is needed by any abstraction that proves the error unreachable and does not already imply
+/// it, and without it the refinement loop spends an iteration learning it at each guard (SLAM
+/// starts from the predicates of its property, the state of the SLIC monitor, for the same
+/// reason: Ball, Rajamani, "The SLAM project", POPL'02, §2).
+pub fn guard_predicates(prog: &Program) -> PredicateSet {
+    use crate::ir::{Callee, EdgeKind, Function, NodeId};
+    // Whether the error is reached from `v` of `f` through edges without a branch.
+    fn errs_from(f: &Function, v: NodeId, erring: &[bool]) -> bool {
+        let mut v = v;
+        for _ in 0..=GUARD_HOPS {
+            let mut out = f.edges.iter().filter(|e| e.from == v);
+            let (Some(e), None) = (out.next(), out.next()) else {
+                return false;
+            };
+            match &e.kind {
+                EdgeKind::Error { .. } => return true,
+                EdgeKind::Call {
+                    callee: Callee::Defined(g),
+                    ..
+                } if erring.get(g.0 as usize).copied().unwrap_or(false) => return true,
+                EdgeKind::Assign { .. } | EdgeKind::Havoc { .. } | EdgeKind::Skip => v = e.to,
+                EdgeKind::Call { .. } => v = e.to,
+                _ => return false,
+            }
+        }
+        false
+    }
+    let mut erring = vec![false; prog.functions.len()];
+    // Twice: a function that calls an erring function at once errs too.
+    for _ in 0..2 {
+        let now: Vec<bool> = prog
+            .functions
+            .iter()
+            .map(|f| errs_from(f, f.entry, &erring))
+            .collect();
+        erring = now;
+    }
+    condition_predicates(prog, |f, e| errs_from(f, e.to, &erring))
+}
+
+/// The conditions of the `assume` edges that `keep` accepts, as predicates (see
+/// [`branch_predicates`]).
+fn condition_predicates(
+    prog: &Program,
+    keep: impl Fn(&crate::ir::Function, &crate::ir::Edge) -> bool,
+) -> PredicateSet {
     let mut set = PredicateSet::default();
     let mut seen: HashMap<PredScope, BTreeSet<String>> = HashMap::new();
     for f in &prog.functions {
@@ -286,6 +343,9 @@ pub fn branch_predicates(prog: &Program) -> PredicateSet {
             let crate::ir::EdgeKind::Assume(c) = &e.kind else {
                 continue;
             };
+            if !keep(f, e) {
+                continue;
+            }
             let mut float = false;
             c.walk(&mut |x| float |= x.ty.is_float());
             if float {

@@ -2,7 +2,7 @@
 //! Constrain paper, `../shared/seeds/002` §2, and `slam-algorithms.md` §1).
 //!
 //! ```text
-//! predicates := initial set
+//! predicates := initial set (--preds, and the conditions that guard the error)
 //! loop { c2bp → bebop → safe: TRUE
 //!        newton on bebop's trace → feasible (replayed): FALSE with the counterexample
 //!        infeasible → new predicates; none new, or the same C path again: NDF }
@@ -48,6 +48,9 @@ pub struct Config {
     pub settings: c2bp::HeaderSettings,
     /// What happens at NDF (the Constrain paper, §3.3 and §4).
     pub constrain: ConstrainMode,
+    /// Start from the conditions that guard the error as well
+    /// ([`cir::pred::guard_predicates`]).
+    pub guard_preds: bool,
 }
 
 impl Default for Config {
@@ -59,6 +62,7 @@ impl Default for Config {
             deadline: None,
             settings: c2bp::HeaderSettings::default(),
             constrain: ConstrainMode::Lazy,
+            guard_preds: true,
         }
     }
 }
@@ -331,7 +335,8 @@ fn path_key(path: &[CStep]) -> Vec<(EdgeId, u32)> {
 }
 
 /// Runs the loop on a lowered program. `c_file` and `c_bytes` are recorded in each `.bp`
-/// header; `preds` is the initial predicate set.
+/// header; `preds` is the initial predicate set (with the error guards added when
+/// [`Config::guard_preds`]).
 pub fn run(
     prog: &Program,
     c_file: &Path,
@@ -341,6 +346,9 @@ pub fn run(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<RunResult, RunError> {
     let t0 = Instant::now();
+    if cfg.guard_preds {
+        cir::pred::merge_into(&mut preds, cir::pred::guard_predicates(prog));
+    }
     let pts = PointsTo::analyze(prog);
     let nopts = newton::Options {
         sem: cfg.c2bp.sem,

@@ -38,9 +38,13 @@ struct Args {
     /// A C file (`.c` is preprocessed with `gcc -E`, `.i` is read as is) or an SV-COMP task
     /// definition (`.yml`: its input file, unreach-call property and data model).
     file: PathBuf,
-    /// Initial predicates (predicate-file format; default: none).
+    /// Initial predicates (predicate-file format; default: none besides the error guards).
     #[arg(short, long, value_name = "FILE")]
     preds: Option<PathBuf>,
+    /// Do not start from the conditions that guard the error (`if (lk != 1) goto ERROR;`
+    /// gives `lk != 1`): let newton find every predicate.
+    #[arg(long = "no-guard-preds")]
+    no_guard_preds: bool,
     /// Maximum cube length of the abstraction: a number, or `inf`.
     #[arg(long = "cube-len", value_name = "K", default_value = "3")]
     cube_len: c2bp::CubeLen,
@@ -184,6 +188,7 @@ fn run(args: Args) -> Result<i32, Failure> {
         },
         max_iterations: args.max_iterations,
         constrain: args.constrain,
+        guard_preds: !args.no_guard_preds,
         keep: args.keep.clone(),
         deadline,
         settings,
