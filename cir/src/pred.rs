@@ -352,6 +352,12 @@ fn condition_predicates(
                 continue;
             }
             let expr = normalize(c.clone());
+            let mut has_var = false;
+            expr.walk(&mut |x| has_var |= matches!(x.kind, ExprKind::Var(_)));
+            if !has_var {
+                // A constant (constant propagation may leave `0 > 5`): no predicate.
+                continue;
+            }
             let neg = normalize(int_expr(ExprKind::Unary(
                 UnOp::LogNot,
                 Box::new(expr.clone()),

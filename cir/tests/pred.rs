@@ -149,3 +149,16 @@ fn errors_have_positions() {
         "t.preds:2:4: operand of `==` is not a scalar"
     );
 }
+
+#[test]
+fn guard_predicates_are_the_conditions_right_before_the_error() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/analysis/guards.c");
+    let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("guards.c lowers");
+    let set = cir::pred::guard_predicates(&prog);
+    assert_eq!(texts(&set.global), vec!["g > 5"]);
+    assert_eq!(set.per_function.len(), 1, "{set:?}");
+    assert_eq!(
+        texts(&set.per_function["main"]),
+        vec!["lk != 1", "near == 7"]
+    );
+}
