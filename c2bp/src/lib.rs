@@ -225,10 +225,21 @@ impl Cache {
     }
 }
 
-/// The number of groups of functions that share a Z3 solver in one abstraction (see
+/// The largest number of groups of functions that share a Z3 solver in one abstraction (see
 /// [`emit::translate_all`]): enough to keep a few cores busy, few enough that solver creation
 /// stays negligible.
 const SOLVER_GROUPS: usize = 4;
+
+/// C edges per solver group: a smaller program gets fewer groups (each costs a Z3 context,
+/// 2–3 ms, as much as abstracting the ~100 edges of a locks task's `main` once its answers are
+/// cached), at least one.
+const GROUP_EDGES: usize = 400;
+
+/// The number of solver groups of `prog`: fixed by the program, not by the thread count.
+fn solver_groups(prog: &Program) -> usize {
+    let edges: usize = prog.functions.iter().map(|f| f.edges.len()).sum();
+    edges.div_ceil(GROUP_EDGES).clamp(1, SOLVER_GROUPS)
+}
 
 /// Abstracts `prog` with respect to `preds` (module doc).
 pub fn abstract_program(
@@ -339,15 +350,16 @@ pub fn abstract_program_cached(
         global_enforce: &global_enforce,
         prior: cache.memo.clone(),
     };
-    // The functions in SOLVER_GROUPS fixed groups (interleaved by index), each translated in
+    // The functions in `solver_groups` fixed groups (interleaved by index), each translated in
     // one solver ([`emit::translate_all`]); the groups run in parallel. Fixed, so the output
     // does not depend on the number of threads.
-    let groups: Vec<Vec<cir::ir::FuncId>> = (0..SOLVER_GROUPS)
+    let n_groups = solver_groups(prog);
+    let groups: Vec<Vec<cir::ir::FuncId>> = (0..n_groups)
         .map(|g| {
             prog.functions
                 .iter()
                 .skip(g)
-                .step_by(SOLVER_GROUPS)
+                .step_by(n_groups)
                 .map(|f| f.id)
                 .collect()
         })

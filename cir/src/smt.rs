@@ -10,13 +10,15 @@
 //!
 //! - **Threads.** The z3 crate (0.22) keeps its ASTs in a thread-local context. A `Prover` holds
 //!   no Z3 object: every query builds a fresh Z3 context in the calling thread, encodes, solves
-//!   and drops it. A `Prover` is therefore `Send + Sync` and can be shared by `rayon` workers;
-//!   only our own normalised texts (cache keys) cross threads.
+//!   and drops it (or, inside [`one_context`], uses the scope's context). A `Prover` is
+//!   therefore `Send + Sync` and can be shared by `rayon` workers; only our own normalised
+//!   texts (cache keys) cross threads.
 //! - **Determinism.** Limits use Z3's deterministic resource limit (`rlimit`, see
 //!   [`Prover::with_rlimit`], default [`DEFAULT_RLIMIT`]), never wall-clock time. With a fresh
 //!   context per query, the same query gets the same answer on any machine, whatever was asked
 //!   before, on whatever thread; every name the encoder invents is numbered per query and all
-//!   collections that produce facts are ordered.
+//!   collections that produce facts are ordered. A [`one_context`] scope runs a fixed sequence
+//!   of queries (its caller's) in one context, which is as reproducible.
 //! - **Cache.** Keyed on the normalised query: the [`Semantics`], the kind of query, the sorted
 //!   and deduplicated canonical texts of the assumptions and the goal's text (a fully
 //!   parenthesised prefix form with the type of every node: two formulas with the same key are
@@ -294,11 +296,10 @@ impl<'p> Prover<'p> {
     ) -> (SatAnswer, Option<Vec<i128>>) {
         self.queries.fetch_add(1, Ordering::Relaxed);
         self.solver_calls.fetch_add(1, Ordering::Relaxed);
-        let cfg = z3::Config::new();
         let prog = self.prog;
         let sem = self.sem;
         let rlimit = self.rlimit;
-        let out = z3::with_z3_config(&cfg, move || {
+        let out = in_context(move || {
             let mut enc = Encoder::new(prog, sem);
             let conj: Vec<Bool> = formulas.iter().map(|e| enc.cond(e)).collect();
             let vals: Vec<(Num, Option<Repr>)> = terms
@@ -370,17 +371,17 @@ impl<'p> Prover<'p> {
         k
     }
 
-    /// Runs `f` with a [`SolverCx`] (one fresh Z3 context of the calling thread). Its queries
+    /// Runs `f` with a [`SolverCx`] (one fresh Z3 context of the calling thread, or the
+    /// [`one_context`] scope's, with a solver of its own). Its queries
     /// count as solver calls in [`Stats`]; they do not go through the cache.
     pub fn with_solver<R: Send + Sync>(
         &self,
         f: impl FnOnce(&mut SolverCx<'_>) -> R + Send + Sync,
     ) -> R {
-        let cfg = z3::Config::new();
         let prog = self.prog;
         let sem = self.sem;
         let rlimit = self.rlimit;
-        let (r, queries, unknowns) = z3::with_z3_config(&cfg, move || {
+        let (r, queries, unknowns) = in_context(move || {
             let solver = session_solver(sem, rlimit);
             let mut cx = SolverCx {
                 prog,
@@ -426,13 +427,13 @@ impl<'p> Prover<'p> {
         res
     }
 
-    /// Encodes and solves in a fresh Z3 context of the calling thread.
+    /// Encodes and solves in a fresh Z3 context of the calling thread (or the
+    /// [`one_context`] scope's).
     fn solve(&self, formulas: &[(&Expr, bool)]) -> Option<Outcome> {
-        let cfg = z3::Config::new();
         let prog = self.prog;
         let sem = self.sem;
         let rlimit = self.rlimit;
-        z3::with_z3_config(&cfg, move || {
+        in_context(move || {
             let mut enc = Encoder::new(prog, sem);
             let mut conj = Vec::with_capacity(formulas.len());
             for (e, positive) in formulas {
@@ -446,6 +447,43 @@ impl<'p> Prover<'p> {
                 SatResult::Unknown => None,
             }
         })
+    }
+}
+
+thread_local! {
+    /// Whether this thread runs inside [`one_context`].
+    static IN_ONE_CONTEXT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with one fresh Z3 context for all the queries it makes on this thread (of any
+/// [`Prover`]): outside such a scope every query and every [`Prover::with_solver`] makes its
+/// own context, which costs 2–3 ms (Z3 allocates and fills 16 MB of tables; newton made two
+/// per refinement, a fifth of a locks iteration's time went into contexts). Answers stay
+/// deterministic: the scope's sequence of operations is its caller's, the same on every run
+/// (newton's, for one trace, standalone or inside slam-run). Nested scopes share the outer one.
+pub fn one_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
+    if IN_ONE_CONTEXT.with(|c| c.get()) {
+        return f();
+    }
+    z3::with_z3_config(&z3::Config::new(), move || {
+        struct Leave;
+        impl Drop for Leave {
+            fn drop(&mut self) {
+                IN_ONE_CONTEXT.with(|c| c.set(false));
+            }
+        }
+        IN_ONE_CONTEXT.with(|c| c.set(true));
+        let _leave = Leave;
+        f()
+    })
+}
+
+/// Runs `f` in a fresh Z3 context of this thread, or in the [`one_context`] scope's.
+fn in_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
+    if IN_ONE_CONTEXT.with(|c| c.get()) {
+        f()
+    } else {
+        z3::with_z3_config(&z3::Config::new(), f)
     }
 }
 

@@ -129,6 +129,17 @@ pub fn analyze(
     path: &[CStep],
     opts: &Options,
 ) -> Outcome {
+    // All of newton's queries for one trace in one Z3 context (a context costs 2–3 ms).
+    cir::smt::one_context(|| analyze_in(prog, pts, preds, path, opts))
+}
+
+fn analyze_in(
+    prog: &Program,
+    pts: &PointsTo,
+    preds: &PredicateSet,
+    path: &[CStep],
+    opts: &Options,
+) -> Outcome {
     let pf = match symbolic::path_formula(prog, pts, path) {
         Ok(pf) => pf,
         Err(e) => {
