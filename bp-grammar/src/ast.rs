@@ -374,6 +374,110 @@ pub const MAX_STMT_DEPTH: usize = 256;
 pub struct StmtId(pub u32);
 
 impl Procedure {
+    /// Calls `f` on every span in the procedure: its own, its name, parameters, declarations,
+    /// statements, labels, targets and expressions. Iterative (no recursion on the AST's
+    /// depth).
+    pub fn for_each_span_mut(&mut self, f: &mut impl FnMut(&mut Span)) {
+        f(&mut self.span);
+        f(&mut self.name.span);
+        for p in &mut self.params {
+            f(&mut p.span);
+        }
+        for d in &mut self.locals {
+            f(&mut d.span);
+            for v in &mut d.vars {
+                f(&mut v.span);
+            }
+        }
+        let mut exprs: Vec<&mut Expr> = Vec::new();
+        if let Some(e) = &mut self.enforce {
+            exprs.push(e);
+        }
+        let lhs_span = |l: &mut Lhs, f: &mut dyn FnMut(&mut Span)| match l {
+            Lhs::Var(id) => f(&mut id.span),
+            Lhs::Discard(s) => f(s),
+        };
+        let mut stmts: Vec<&mut Stmt> = self.body.iter_mut().collect();
+        while let Some(Stmt {
+            labels, kind, span, ..
+        }) = stmts.pop()
+        {
+            f(span);
+            for l in labels {
+                f(&mut l.span);
+            }
+            match kind {
+                StmtKind::Skip => {}
+                StmtKind::Print(es) | StmtKind::Return(es) => exprs.extend(es.iter_mut()),
+                StmtKind::Goto(ids) | StmtKind::Dead(ids) => {
+                    for id in ids {
+                        f(&mut id.span);
+                    }
+                }
+                StmtKind::Assign {
+                    lhs,
+                    rhs,
+                    constrain,
+                } => {
+                    for l in lhs {
+                        lhs_span(l, f);
+                    }
+                    exprs.extend(rhs.iter_mut());
+                    exprs.extend(constrain.iter_mut());
+                }
+                StmtKind::Call { lhs, callee, args } => {
+                    for l in lhs {
+                        lhs_span(l, f);
+                    }
+                    f(&mut callee.span);
+                    exprs.extend(args.iter_mut());
+                }
+                StmtKind::If { arms, els } => {
+                    for a in arms {
+                        exprs.push(&mut a.cond);
+                        stmts.extend(a.body.iter_mut());
+                    }
+                    if let Some(e) = els {
+                        stmts.extend(e.iter_mut());
+                    }
+                }
+                StmtKind::While { cond, body } => {
+                    exprs.push(cond);
+                    stmts.extend(body.iter_mut());
+                }
+                StmtKind::Assert(e) | StmtKind::Assume(e) => exprs.push(e),
+            }
+        }
+        while let Some(e) = exprs.pop() {
+            match e {
+                Expr::Const(_, s) | Expr::Nondet(s) => f(s),
+                Expr::Var(id) | Expr::Primed(id) => f(&mut id.span),
+                Expr::Not(a, s) => {
+                    f(s);
+                    exprs.push(a);
+                }
+                Expr::Binary(_, a, b, s) | Expr::Schoose(a, b, s) => {
+                    f(s);
+                    exprs.push(a);
+                    exprs.push(b);
+                }
+            }
+        }
+    }
+
+    /// Moves every span of the procedure `bytes` bytes and `lines` lines further: for a
+    /// procedure parsed on its own and placed at the start of a line of a larger text (spans
+    /// that point nowhere stay so).
+    pub fn shift_spans(&mut self, bytes: usize, lines: u32) {
+        self.for_each_span_mut(&mut |s| {
+            if s.line != 0 {
+                s.start += bytes;
+                s.end += bytes;
+                s.line += lines;
+            }
+        });
+    }
+
     /// Every statement of the body in pre-order, with its [`StmtId`].
     pub fn stmts_preorder(&self) -> Vec<(StmtId, &Stmt)> {
         fn walk<'a>(stmts: &'a [Stmt], out: &mut Vec<(StmtId, &'a Stmt)>) {

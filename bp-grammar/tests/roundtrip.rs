@@ -607,3 +607,49 @@ fn the_deepest_accepted_expressions_round_trip() {
         panic!("mixed expression {depth} deep: {why}");
     }
 }
+
+/// The spans of a procedure, in visiting order.
+fn spans(p: &mut Procedure) -> Vec<(usize, usize, u32, u32)> {
+    let mut out = Vec::new();
+    p.for_each_span_mut(&mut |s| out.push((s.start, s.end, s.line, s.col)));
+    out
+}
+
+/// A procedure printed and parsed on its own, then moved to where it stands in the printed
+/// program (`Procedure::shift_spans`), has exactly the spans of the whole program's parse:
+/// c2bp reuses the parse of a procedure whose text did not change this way.
+#[test]
+fn procedures_parsed_alone_and_shifted_have_the_spans_of_the_whole_parse() {
+    let mut compared = 0;
+    for seed in 0..300u64 {
+        let prog = program(&mut Rng(seed));
+        let text = print(&prog);
+        let mut whole = parse(&text).unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
+        let mut from = 0;
+        for (i, p) in prog.procs.iter().enumerate() {
+            let alone = Program {
+                header: Annotations::default(),
+                globals: Vec::new(),
+                procs: vec![p.clone()],
+                span: Span::NONE,
+            };
+            let piece = print(&alone);
+            let piece = piece.trim_end_matches('\n');
+            let at = from
+                + text[from..]
+                    .find(piece)
+                    .expect("the procedure's text is there");
+            from = at + piece.len();
+            let lines = text[..at].matches('\n').count() as u32;
+            let mut moved = parse(piece).expect("parses alone").procs.remove(0);
+            moved.shift_spans(at, lines);
+            assert_eq!(
+                spans(&mut moved),
+                spans(&mut whole.procs[i]),
+                "seed {seed}, procedure {i}:\n{text}"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 300, "only {compared} procedures compared");
+}

@@ -208,6 +208,10 @@ pub struct Cache {
     /// The inconsistent cubes over the global predicates of the last abstraction (by the
     /// texts of their literals), with the texts of those predicates.
     global_enforce: Option<(Vec<String>, Vec<CubeKey>)>,
+    /// The Boolean procedures of the last abstraction by their text, each parsed on its own
+    /// (spans from the start of its text): a procedure whose text recurs is not parsed again
+    /// ([`bp_grammar::Procedure::shift_spans`] places it).
+    parsed: std::collections::HashMap<String, bp_grammar::Procedure>,
 }
 
 /// A cube by the normalised texts of its literals' expressions ([`VarSet::cube_key`]).
@@ -413,19 +417,31 @@ pub fn abstract_program_cached(
         }
         let _ = writeln!(text, "decl {};", names.join(", "));
     }
+    let head_len = text.len();
+    let mut at = Vec::with_capacity(procs.len());
     for p in &procs {
         text.push('\n');
+        at.push(text.len());
         text.push_str(&p.text);
     }
-    let parsed =
-        bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default()).map_err(|ds| {
-            let mut msg = String::new();
-            for d in ds {
-                let _ = writeln!(msg, "{}", d.render("<c2bp output>"));
-            }
-            let _ = writeln!(msg, "--- output ---\n{text}");
-            C2bpError::Internal(msg)
-        })?;
+    let pieces: Vec<(usize, &str)> = at
+        .iter()
+        .zip(&procs)
+        .map(|(a, p)| (*a, p.text.as_str()))
+        .collect();
+    let assembled = assemble(&text, head_len, &pieces, &mut cache.parsed);
+    let parsed = match assembled {
+        Some(p) => Ok(p),
+        None => bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default()),
+    }
+    .map_err(|ds| {
+        let mut msg = String::new();
+        for d in ds {
+            let _ = writeln!(msg, "{}", d.render("<c2bp output>"));
+        }
+        let _ = writeln!(msg, "--- output ---\n{text}");
+        C2bpError::Internal(msg)
+    })?;
     // The text is written in the printer's canonical form, so the parsed program's positions
     // are those of the text itself and callers (slam-run) need not parse it again. Should the
     // two ever differ, the printed text is parsed once more (a debug build stops instead).
@@ -451,6 +467,57 @@ pub fn abstract_program_cached(
         prover: prover.stats(),
         global_seconds,
     })
+}
+
+/// The parse of c2bp's text from the parses of its parts: the head (header and global
+/// declarations, `text[..head_len]`) and the procedures (`pieces`: offset and text, each
+/// starting a line), a procedure whose text was parsed by the previous abstraction taken from
+/// `parsed` (which then holds this abstraction's). `None` when a part does not parse or the
+/// program does not pass the checker: the caller parses the whole text for the diagnostics.
+/// The result is the whole text's parse, spans included (`bp-grammar`'s test
+/// `procedures_parsed_alone_and_shifted_have_the_spans_of_the_whole_parse`).
+fn assemble(
+    text: &str,
+    head_len: usize,
+    pieces: &[(usize, &str)],
+    parsed: &mut std::collections::HashMap<String, bp_grammar::Procedure>,
+) -> Option<bp_grammar::ast::Program> {
+    let opts = bp_grammar::ParseOptions::default();
+    let mut prog = bp_grammar::parse_with(&text[..head_len], &opts).ok()?;
+    if !prog.procs.is_empty() {
+        return None;
+    }
+    let mut earlier = std::mem::take(parsed);
+    let mut lines = text[..head_len].matches('\n').count() as u32;
+    let mut last = head_len;
+    for &(at, piece) in pieces {
+        lines += text[last..at].matches('\n').count() as u32;
+        last = at;
+        let alone = match earlier.remove(piece) {
+            Some(p) => p,
+            None => {
+                let mut p = bp_grammar::parse_with(piece, &opts).ok()?;
+                if p.procs.len() != 1 || !p.globals.is_empty() || !p.header.is_empty() {
+                    return None;
+                }
+                p.procs.pop()?
+            }
+        };
+        let mut placed = alone.clone();
+        placed.shift_spans(at, lines);
+        parsed.insert(piece.to_string(), alone);
+        prog.procs.push(placed);
+    }
+    prog.span = bp_grammar::Span {
+        start: 0,
+        end: text.len(),
+        line: 1,
+        col: 1,
+    };
+    let errors = bp_grammar::check(&prog, text)
+        .into_iter()
+        .any(|d| d.is_error());
+    (!errors).then_some(prog)
 }
 
 /// The settings a `.bp` header records (`error=`, `options=`), read back so that another tool
