@@ -60,6 +60,10 @@ pub enum Loc {
 pub struct PointsTo {
     pts: BTreeMap<Loc, BTreeSet<Loc>>,
     unions: BTreeSet<StructId>,
+    /// Every location some pointer may point to (the union of `pts`'s sets), built once the
+    /// fixpoint is reached: c2bp asks [`PointsTo::is_address_taken`] for every atom it
+    /// abstracts.
+    taken: std::collections::HashSet<Loc>,
 }
 
 /// One inclusion constraint `pts(L(lhs)) ⊇ V(rhs)`.
@@ -161,6 +165,7 @@ impl PointsTo {
                 break;
             }
         }
+        pt.taken = pt.pts.values().flatten().cloned().collect();
         pt
     }
 
@@ -302,7 +307,7 @@ impl PointsTo {
 
     /// Whether some pointer may point to the location (its address is taken).
     pub fn is_address_taken(&self, l: &Loc) -> bool {
-        self.pts.values().any(|s| s.contains(l))
+        self.taken.contains(l)
     }
 
     fn is_union(&self, t: &CType) -> bool {
