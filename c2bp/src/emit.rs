@@ -85,6 +85,8 @@ pub struct ProcStats {
     pub prior_hits: u64,
     /// Cube searches seeded by an earlier abstraction's answer over fewer atoms.
     pub seeded: u64,
+    /// The text is the previous abstraction's ([`proc_key`] unchanged): nothing was searched.
+    pub reused: bool,
 }
 
 /// The text of one Boolean procedure and its counters.
@@ -101,6 +103,38 @@ pub struct ProcOut {
 struct St {
     part: &'static str,
     text: String,
+}
+
+/// Everything the translation of `f` reads that may change between two abstractions of one
+/// program with one set of options: the global predicates and their inconsistent cubes, and
+/// the own predicates and signature of `f` and of every function a call of `f` may enter (the
+/// program, its points-to facts and mod sets, and the options are fixed). Two abstractions
+/// that give `f` the same key give it the same text (a later abstraction may hold more cached
+/// answers, which change the work, not the text), so [`crate::Cache`] reuses it
+/// (`tests/cache.rs` compares every reused text with a fresh abstraction's).
+pub fn proc_key(sh: &Shared<'_>, f: &Function) -> String {
+    let mut callees: BTreeSet<FuncId> = BTreeSet::new();
+    for e in &f.edges {
+        if let EdgeKind::Call { callee, .. } = &e.kind {
+            callees.extend(call_targets(sh.prog, sh.pts, callee).0);
+        }
+    }
+    let mut k = String::new();
+    for v in &sh.globals.vars {
+        k.push_str(&v.name);
+        k.push(';');
+    }
+    let _ = write!(k, "|{:?}", sh.global_enforce);
+    for g in std::iter::once(f.id).chain(callees) {
+        let gf = &sh.prog.functions[g.0 as usize];
+        let _ = write!(k, "|{}:", gf.name);
+        for p in own_preds(sh.preds, gf) {
+            k.push_str(&p.text);
+            k.push(';');
+        }
+        let _ = write!(k, "{:?}", sh.sigs[g.0 as usize]);
+    }
+    k
 }
 
 fn own_preds<'a>(preds: &'a PredicateSet, f: &Function) -> &'a [Predicate] {

@@ -208,6 +208,9 @@ pub struct Cache {
     /// The inconsistent cubes over the global predicates of the last abstraction (by the
     /// texts of their literals), with the texts of those predicates.
     global_enforce: Option<(Vec<String>, Vec<CubeKey>)>,
+    /// The Boolean procedures of the last abstraction by function: the inputs of their
+    /// translation ([`emit::proc_key`]), their text and counters.
+    procs: std::collections::HashMap<cir::ir::FuncId, (String, String, emit::ProcStats)>,
     /// The Boolean procedures of the last abstraction by their text, each parsed on its own
     /// (spans from the start of its text): a procedure whose text recurs is not parsed again
     /// ([`bp_grammar::Procedure::shift_spans`] places it).
@@ -357,16 +360,38 @@ pub fn abstract_program_cached(
     // The functions in `solver_groups` fixed groups (interleaved by index), each translated in
     // one solver ([`emit::translate_all`]); the groups run in parallel. Fixed, so the output
     // does not depend on the number of threads.
+    // A function whose translation inputs did not change since the last abstraction keeps
+    // its text; the others are translated.
+    let keys: Vec<String> = prog
+        .functions
+        .iter()
+        .map(|f| emit::proc_key(&shared, f))
+        .collect();
+    let mut reused: Vec<(cir::ir::FuncId, emit::ProcOut)> = Vec::new();
+    let mut todo: Vec<cir::ir::FuncId> = Vec::new();
+    for (f, k) in prog.functions.iter().zip(&keys) {
+        match cache.procs.get(&f.id) {
+            Some((old, text, stats)) if old == k => reused.push((
+                f.id,
+                emit::ProcOut {
+                    text: text.clone(),
+                    stats: emit::ProcStats {
+                        name: stats.name.clone(),
+                        updates: stats.updates,
+                        star_updates: stats.star_updates,
+                        capped: stats.capped,
+                        reused: true,
+                        ..emit::ProcStats::default()
+                    },
+                    memo: Default::default(),
+                },
+            )),
+            _ => todo.push(f.id),
+        }
+    }
     let n_groups = solver_groups(prog);
     let groups: Vec<Vec<cir::ir::FuncId>> = (0..n_groups)
-        .map(|g| {
-            prog.functions
-                .iter()
-                .skip(g)
-                .step_by(n_groups)
-                .map(|f| f.id)
-                .collect()
-        })
+        .map(|g| todo.iter().skip(g).step_by(n_groups).copied().collect())
         .filter(|g: &Vec<cir::ir::FuncId>| !g.is_empty())
         .collect();
     let mut done: Vec<(cir::ir::FuncId, emit::ProcOut)> = groups
@@ -376,6 +401,17 @@ pub fn abstract_program_cached(
             g.into_iter().zip(outs)
         })
         .collect();
+    for (f, out) in &done {
+        cache.procs.insert(
+            *f,
+            (
+                keys[f.0 as usize].clone(),
+                out.text.clone(),
+                out.stats.clone(),
+            ),
+        );
+    }
+    done.extend(reused);
     done.sort_by_key(|(f, _)| *f);
     let mut procs: Vec<emit::ProcOut> = done.into_iter().map(|(_, o)| o).collect();
     drop(shared);
