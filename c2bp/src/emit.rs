@@ -64,6 +64,21 @@ pub struct Shared<'a> {
     pub global_enforce: &'a [Cube],
     /// Cube-search answers of earlier abstractions (read-only).
     pub prior: std::sync::Arc<Prior>,
+    /// The local inconsistent cubes of each function in the previous abstraction (read-only).
+    pub local_enforce: &'a std::collections::HashMap<String, LocalCubes>,
+}
+
+/// The inconsistent cubes of one function that contain a local predicate, by the texts of
+/// their literals, with the texts of the global and local predicates they were searched over
+/// (carried to the next abstraction: only cubes with a new predicate are searched again).
+#[derive(Debug, Clone, Default)]
+pub struct LocalCubes {
+    /// The global predicates.
+    pub globals: Vec<String>,
+    /// The local predicates.
+    pub locals: Vec<String>,
+    /// The cubes.
+    pub cubes: Vec<Vec<(String, bool)>>,
 }
 
 /// Counters of one procedure's translation (`--stats`).
@@ -97,6 +112,8 @@ pub struct ProcOut {
     pub stats: ProcStats,
     /// The cube-search answers computed (for later abstractions).
     pub memo: Memo,
+    /// The local inconsistent cubes found (for later abstractions).
+    pub local_enforce: Option<LocalCubes>,
 }
 
 /// One `.bp` statement of an edge's translation.
@@ -156,6 +173,7 @@ struct FnCx<'s, 'a, 'c, 'z> {
     en: Enumerator<'a>,
     temps: Vec<String>,
     stats: ProcStats,
+    local_cubes: Option<LocalCubes>,
 }
 
 /// Translates functions one after the other in one Z3 context and solver: a solver costs
@@ -201,6 +219,7 @@ fn translate_in(sh: &Shared<'_>, cx: &mut SolverCx<'_>, fid: FuncId) -> ProcOut 
             name: f.name.clone(),
             ..ProcStats::default()
         },
+        local_cubes: None,
     };
     let text = cx.procedure();
     cx.stats.seconds = start.elapsed().as_secs_f64();
@@ -212,6 +231,7 @@ fn translate_in(sh: &Shared<'_>, cx: &mut SolverCx<'_>, fid: FuncId) -> ProcOut 
         text,
         stats: cx.stats,
         memo: std::mem::take(&mut cx.search.memo),
+        local_enforce: cx.local_cubes.take(),
     }
 }
 
@@ -534,13 +554,7 @@ impl FnCx<'_, '_, '_, '_> {
         let local: BTreeSet<usize> = (g..self.body.vars.len()).collect();
         let mut cubes: Vec<Cube> = self.sh.global_enforce.to_vec();
         if !local.is_empty() {
-            cubes.extend(self.en.inconsistent_cubes(
-                self.cx,
-                &self.body,
-                Some(&local),
-                len.max(2),
-                self.sh.global_enforce,
-            ));
+            cubes.extend(self.local_cubes(&local, len.max(2)));
         }
         self.known = cubes
             .iter()
@@ -564,6 +578,83 @@ impl FnCx<'_, '_, '_, '_> {
             // text is already canonical and needs no second parse.
             _ => Some(format!("({})", parts.join(" & "))),
         }
+    }
+
+    /// The inconsistent cubes of at most `max_len` literals with a literal over `local` (the
+    /// local predicates), not covered by the global ones. Incremental like the global cubes:
+    /// when the global predicates are those of the previous abstraction and its local ones
+    /// are all still there, its cubes stay minimal and inconsistent (their sub-cubes are over
+    /// its predicates) and every other cube has a new local predicate, so only those are
+    /// searched. In the order of a full search (by length, then literals with `true` first)
+    /// either way, so the text is a fresh abstraction's.
+    fn local_cubes(&mut self, local: &BTreeSet<usize>, max_len: usize) -> Vec<Cube> {
+        let prog = self.sh.prog;
+        let g = self.sh.globals.vars.len();
+        let text = |v: &crate::cubes::PredVar| prog.show_expr(&v.expr);
+        let globals: Vec<String> = self.body.vars[..g].iter().map(text).collect();
+        let locals: Vec<String> = self.body.vars[g..].iter().map(text).collect();
+        let earlier = self
+            .sh
+            .local_enforce
+            .get(&self.f.name)
+            .filter(|e| e.globals == globals)
+            .and_then(|e| {
+                let known: Vec<Cube> = e
+                    .cubes
+                    .iter()
+                    .map(|c| {
+                        let mut d: Cube = c
+                            .iter()
+                            .map(|(t, b)| self.body.find(t).map(|i| (i, *b)))
+                            .collect::<Option<Cube>>()?;
+                        d.sort_unstable();
+                        Some(d)
+                    })
+                    .collect::<Option<Vec<Cube>>>()?;
+                e.locals
+                    .iter()
+                    .all(|t| self.body.find(t).is_some())
+                    .then(|| {
+                        let fresh: BTreeSet<usize> = local
+                            .iter()
+                            .copied()
+                            .filter(|&i| !e.locals.contains(&locals[i - g]))
+                            .collect();
+                        (known, fresh)
+                    })
+            });
+        let mut cubes = match earlier {
+            Some((mut known, fresh)) => {
+                if !fresh.is_empty() {
+                    let mut prune = self.sh.global_enforce.to_vec();
+                    prune.extend(known.iter().cloned());
+                    let new = self.en.inconsistent_cubes(
+                        self.cx,
+                        &self.body,
+                        Some(&fresh),
+                        max_len,
+                        &prune,
+                    );
+                    known.extend(new);
+                }
+                known
+            }
+            None => self.en.inconsistent_cubes(
+                self.cx,
+                &self.body,
+                Some(local),
+                max_len,
+                self.sh.global_enforce,
+            ),
+        };
+        let order = |c: &Cube| c.iter().map(|&(i, b)| (i, !b)).collect::<Vec<_>>();
+        cubes.sort_by_cached_key(|c| (c.len(), order(c)));
+        self.local_cubes = Some(LocalCubes {
+            globals,
+            locals,
+            cubes: cubes.iter().map(|c| self.body.cube_key(prog, c)).collect(),
+        });
+        cubes
     }
 
     /// The initial values of the global predicates, at the start of `main` (globals are zero

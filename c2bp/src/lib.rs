@@ -208,6 +208,8 @@ pub struct Cache {
     /// The inconsistent cubes over the global predicates of the last abstraction (by the
     /// texts of their literals), with the texts of those predicates.
     global_enforce: Option<(Vec<String>, Vec<CubeKey>)>,
+    /// The local inconsistent cubes of each function in the last abstraction.
+    local_enforce: std::collections::HashMap<String, emit::LocalCubes>,
     /// The Boolean procedures of the last abstraction by function: the inputs of their
     /// translation ([`emit::proc_key`]), their text and counters.
     procs: std::collections::HashMap<cir::ir::FuncId, (String, String, emit::ProcStats)>,
@@ -356,6 +358,7 @@ pub fn abstract_program_cached(
         globals: &globals,
         global_enforce: &global_enforce,
         prior: cache.memo.clone(),
+        local_enforce: &cache.local_enforce,
     };
     // The functions in `solver_groups` fixed groups (interleaved by index), each translated in
     // one solver ([`emit::translate_all`]); the groups run in parallel. Fixed, so the output
@@ -384,6 +387,7 @@ pub fn abstract_program_cached(
                         ..emit::ProcStats::default()
                     },
                     memo: Default::default(),
+                    local_enforce: None,
                 },
             )),
             _ => todo.push(f.id),
@@ -415,6 +419,11 @@ pub fn abstract_program_cached(
     done.sort_by_key(|(f, _)| *f);
     let mut procs: Vec<emit::ProcOut> = done.into_iter().map(|(_, o)| o).collect();
     drop(shared);
+    for p in &mut procs {
+        if let Some(lc) = p.local_enforce.take() {
+            cache.local_enforce.insert(p.stats.name.clone(), lc);
+        }
+    }
     {
         let prior = std::sync::Arc::make_mut(&mut cache.memo);
         for p in &mut procs {
