@@ -491,12 +491,7 @@ pub fn lower<'p>(
     for (pi, p) in prog.procs.iter().enumerate() {
         let pid = ProcId(pi as u32);
         // Parameters in their order, then the locals in BDD order (see `order`).
-        let declared: Vec<&str> = p
-            .locals
-            .iter()
-            .flat_map(|d| d.vars.iter())
-            .map(|v| v.name.as_str())
-            .collect();
+        let declared = crate::order::local_names(p);
         let frame_names: Vec<String> = p
             .params
             .iter()

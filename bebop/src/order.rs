@@ -93,30 +93,22 @@ impl Edges<'_> {
         }
     }
 
-    /// One statement: all its variables if few, each target with its value, and the small
-    /// sub-expressions.
-    fn stmt(&mut self, s: &Stmt) {
-        let mut exprs: Vec<&Expr> = Vec::new();
-        let mut targets: Vec<usize> = Vec::new();
+    /// The variables a statement assigns and the expressions it reads (the conditions only,
+    /// for `if`/`while`).
+    fn parts<'s>(&self, s: &'s Stmt) -> (Vec<usize>, Vec<&'s Expr>) {
         let lhs_var = |l: &Lhs| match l {
             Lhs::Var(id) => self.index.get(id.name.as_str()).copied(),
             Lhs::Discard(_) => None,
         };
+        let mut exprs: Vec<&Expr> = Vec::new();
+        let mut targets: Vec<usize> = Vec::new();
         match &s.kind {
             StmtKind::Assign {
                 lhs,
                 rhs,
                 constrain,
             } => {
-                let ts: Vec<Option<usize>> = lhs.iter().map(lhs_var).collect();
-                for (t, e) in ts.iter().zip(rhs.iter()) {
-                    let mut vs: Vec<usize> = t.iter().copied().collect();
-                    self.vars_of(e, &mut vs);
-                    if vs.len() <= MAX_EDGE {
-                        self.push(vs);
-                    }
-                }
-                targets.extend(ts.into_iter().flatten());
+                targets.extend(lhs.iter().filter_map(lhs_var));
                 exprs.extend(rhs.iter());
                 exprs.extend(constrain.iter());
             }
@@ -135,6 +127,43 @@ impl Edges<'_> {
             ),
             StmtKind::Skip | StmtKind::Goto(_) => {}
         }
+        (targets, exprs)
+    }
+
+    /// Every variable a statement assigns or reads (the condition only, for `if`/`while`).
+    fn stmt_vars(&self, s: &Stmt, out: &mut Vec<usize>) {
+        let (targets, exprs) = self.parts(s);
+        for t in targets {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        for e in exprs {
+            self.vars_of(e, out);
+        }
+    }
+
+    /// One statement: all its variables if few, each target with its value, and the small
+    /// sub-expressions.
+    fn stmt(&mut self, s: &Stmt) {
+        if let StmtKind::Assign { lhs, rhs, .. } = &s.kind {
+            for (l, e) in lhs.iter().zip(rhs.iter()) {
+                let mut vs: Vec<usize> = match l {
+                    Lhs::Var(id) => self
+                        .index
+                        .get(id.name.as_str())
+                        .copied()
+                        .into_iter()
+                        .collect(),
+                    Lhs::Discard(_) => Vec::new(),
+                };
+                self.vars_of(e, &mut vs);
+                if vs.len() <= MAX_EDGE {
+                    self.push(vs);
+                }
+            }
+        }
+        let (targets, exprs) = self.parts(s);
         let mut all = targets;
         for e in &exprs {
             self.vars_of(e, &mut all);
@@ -149,6 +178,17 @@ impl Edges<'_> {
 }
 
 impl Edges<'_> {
+    /// The hyperedges of a procedure: its `enforce`, its statements and its control flow.
+    fn procedure(&mut self, p: &Procedure) {
+        if let Some(e) = &p.enforce {
+            self.atoms(e);
+        }
+        for (_, s) in p.stmts_preorder() {
+            self.stmt(s);
+        }
+        self.flow(p);
+    }
+
     /// The control-flow hyperedges of a procedure: the variables of each condition with those
     /// of the statements that may run right after it (see the module doc).
     fn flow(&mut self, p: &Procedure) {
@@ -200,62 +240,6 @@ impl Edges<'_> {
             }
         }
     }
-
-    /// Every variable a statement reads or writes (the condition only, for `if`/`while`).
-    fn stmt_vars(&self, s: &Stmt, out: &mut Vec<usize>) {
-        let var = |id: &str, out: &mut Vec<usize>| {
-            if let Some(&i) = self.index.get(id)
-                && !out.contains(&i)
-            {
-                out.push(i);
-            }
-        };
-        match &s.kind {
-            StmtKind::Assign {
-                lhs,
-                rhs,
-                constrain,
-            } => {
-                for l in lhs {
-                    if let Lhs::Var(id) = l {
-                        var(&id.name, out);
-                    }
-                }
-                for e in rhs.iter().chain(constrain.iter()) {
-                    self.vars_of(e, out);
-                }
-            }
-            StmtKind::Call { lhs, args, .. } => {
-                for l in lhs {
-                    if let Lhs::Var(id) = l {
-                        var(&id.name, out);
-                    }
-                }
-                for e in args {
-                    self.vars_of(e, out);
-                }
-            }
-            StmtKind::Return(es) | StmtKind::Print(es) => {
-                for e in es {
-                    self.vars_of(e, out);
-                }
-            }
-            StmtKind::If { arms, .. } => {
-                for a in arms {
-                    self.vars_of(&a.cond, out);
-                }
-            }
-            StmtKind::While { cond: e, .. } | StmtKind::Assert(e) | StmtKind::Assume(e) => {
-                self.vars_of(e, out)
-            }
-            StmtKind::Dead(vs) => {
-                for v in vs {
-                    var(&v.name, out);
-                }
-            }
-            StmtKind::Skip | StmtKind::Goto(_) => {}
-        }
-    }
 }
 
 /// The total span of the hyperedges under positions `pos`.
@@ -274,35 +258,17 @@ fn span(edges: &[Vec<usize>], pos: &[f64]) -> f64 {
 /// The order of the globals: `order[k]` is the declaration index of the global placed k-th.
 pub fn global_order(prog: &Program) -> Vec<usize> {
     let names: Vec<&str> = prog.global_vars().map(|g| g.name.as_str()).collect();
-    if names.len() < 3 {
-        return (0..names.len()).collect();
-    }
-    let index: HashMap<&str, usize> = names.iter().enumerate().map(|(i, s)| (*s, i)).collect();
-    let mut ed = Edges {
-        index: &index,
-        edges: Vec::new(),
-    };
-    for p in &prog.procs {
-        if let Some(e) = &p.enforce {
-            ed.atoms(e);
-        }
-        for (_, s) in p.stmts_preorder() {
-            ed.stmt(s);
-        }
-        ed.flow(p);
-    }
-    force(names.len(), ed.edges)
+    order_of(&names, prog.procs.iter())
 }
 
 /// The order of the locals of `p` (not its parameters): `order[k]` is the index, in
 /// declaration order, of the local placed k-th.
 pub fn local_order(p: &Procedure) -> Vec<usize> {
-    let names: Vec<&str> = p
-        .locals
-        .iter()
-        .flat_map(|d| d.vars.iter())
-        .map(|v| v.name.as_str())
-        .collect();
+    order_of(&local_names(p), std::iter::once(p))
+}
+
+/// The order of the variables `names` from the hyperedges of the procedures `procs`.
+fn order_of<'a>(names: &[&str], procs: impl Iterator<Item = &'a Procedure>) -> Vec<usize> {
     if names.len() < 3 {
         return (0..names.len()).collect();
     }
@@ -311,14 +277,19 @@ pub fn local_order(p: &Procedure) -> Vec<usize> {
         index: &index,
         edges: Vec::new(),
     };
-    if let Some(e) = &p.enforce {
-        ed.atoms(e);
+    for p in procs {
+        ed.procedure(p);
     }
-    for (_, s) in p.stmts_preorder() {
-        ed.stmt(s);
-    }
-    ed.flow(p);
     force(names.len(), ed.edges)
+}
+
+/// The locals of `p` (not its parameters), in declaration order.
+pub fn local_names(p: &Procedure) -> Vec<&str> {
+    p.locals
+        .iter()
+        .flat_map(|d| d.vars.iter())
+        .map(|v| v.name.as_str())
+        .collect()
 }
 
 /// FORCE over `n` variables (declaration order `0..n`) and the hyperedges `edges`: the order
