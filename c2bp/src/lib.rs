@@ -193,14 +193,15 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     s
 }
 
-/// Cube-search answers carried from one abstraction of a program to the next (the refinement
-/// loop abstracts the same program with growing predicate sets: most searches recur). Each
-/// abstraction reads the answers of the earlier ones and adds its own when it is done, so its
-/// output does not depend on the schedule of its parallel procedures. Answers are kept per
-/// function and are valid for one program and one set of options (which the cache checks; the
-/// caller keeps one cache per program): the output is the one a fresh abstraction computes, up
-/// to Z3 answers that depend on the history of a solver session (resource-limit `unknown`s,
-/// which only add `*`).
+/// What one abstraction of a program passes to the next (the refinement loop abstracts the
+/// same program with growing predicate sets: most work recurs): cube-search answers, the
+/// inconsistent cubes of `enforce`, each procedure's text with the inputs it was made from,
+/// and the parses of the procedure texts. Each abstraction reads what the earlier ones left
+/// and adds its own when it is done, so its output does not depend on the schedule of its
+/// parallel procedures. Everything is valid for one program and one set of options, which the
+/// cache checks (a cache used otherwise starts empty): the output is the one a fresh
+/// abstraction computes, up to Z3 answers that depend on the history of a solver session
+/// (resource-limit `unknown`s, which only add `*`).
 #[derive(Debug, Default)]
 pub struct Cache {
     options: String,
@@ -269,7 +270,18 @@ pub fn abstract_program_cached(
     sources: &Sources,
     cache: &mut Cache,
 ) -> Result<Output, C2bpError> {
-    let tag = format!("{} max-queries={}", opts.describe(), opts.max_queries);
+    // The cache holds texts of this program's procedures: a cache used for another program
+    // (another C file, or the same file lowered differently) or other options starts empty.
+    let mut tag = format!(
+        "{} max-queries={} source={} {:?}",
+        opts.describe(),
+        opts.max_queries,
+        sources.c_sha256,
+        sources.extra
+    );
+    for f in &prog.functions {
+        let _ = write!(tag, " {}:{}:{}", f.name, f.nodes, f.edges.len());
+    }
     if cache.options != tag {
         *cache = Cache {
             options: tag,

@@ -283,7 +283,7 @@ pub fn branch_predicates(prog: &Program) -> PredicateSet {
 }
 
 /// How many edges without a branch [`guard_predicates`] follows from a condition to the error.
-const GUARD_HOPS: usize = 3;
+pub const GUARD_HOPS: usize = 3;
 
 /// The conditions that guard the error (an initial predicate set, `slam-run`'s default): the
 /// conditions of the `assume` edges from whose target the error is reached through at most
