@@ -193,9 +193,14 @@ fn new_predicates_make_the_refuted_path_infeasible_in_the_boolean_program() {
             match checker.map(|c| c.follows_path(&path)) {
                 Ok(Ok(false)) => checked += 1,
                 Ok(Ok(true)) => failures.push(format!(
-                    "seed {seed}: the Boolean program still follows the refuted path\n{}\n{}",
+                    "seed {seed}: the Boolean program still follows the refuted path\n{}\n{}\n\
+                     the path: {}",
                     g.c,
-                    cir::pred::predicate_file_text(&preds)
+                    cir::pred::predicate_file_text(&preds),
+                    path.iter()
+                        .map(|s| prog.edge_name(s.edge))
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 )),
                 Ok(Err(_)) | Err(_) => {
                     budget += 1;
