@@ -17,8 +17,8 @@
 //! variables of the statements that follow it (through `goto`s and `skip`s). This matters for
 //! locals: a predicate abstraction declares its predicates in the order they were found, and
 //! on the SV-COMP `locks` tasks with the lock predicates found first the reachable states
-//! (`lk_i` set exactly when `p_i` holds) took BDDs 40 times larger than with each lock next to
-//! its condition.
+//! (`lk_i` set exactly when `p_i` holds) took BDDs 60 times larger (3069 nodes against 50 on
+//! one `.bp` of `test_locks_15-2`) than with each lock next to its condition.
 
 use bp_grammar::{Expr, Lhs, Procedure, Program, Stmt, StmtKind};
 use std::collections::HashMap;
