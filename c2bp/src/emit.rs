@@ -129,19 +129,14 @@ struct St {
 /// that give `f` the same key give it the same text (a later abstraction may hold more cached
 /// answers, which change the work, not the text), so [`crate::Cache`] reuses it
 /// (`tests/cache.rs` compares every reused text with a fresh abstraction's).
-pub fn proc_key(sh: &Shared<'_>, f: &Function) -> String {
+pub fn proc_key(sh: &Shared<'_>, global_key: &str, f: &Function) -> String {
     let mut callees: BTreeSet<FuncId> = BTreeSet::new();
     for e in &f.edges {
         if let EdgeKind::Call { callee, .. } = &e.kind {
             callees.extend(call_targets(sh.prog, sh.pts, callee).0);
         }
     }
-    let mut k = String::new();
-    for v in &sh.globals.vars {
-        k.push_str(&v.name);
-        k.push(';');
-    }
-    let _ = write!(k, "|{:?}", sh.global_enforce);
+    let mut k = global_key.to_string();
     for g in std::iter::once(f.id).chain(callees) {
         let gf = &sh.prog.functions[g.0 as usize];
         let _ = write!(k, "|{}:", gf.name);
@@ -151,6 +146,18 @@ pub fn proc_key(sh: &Shared<'_>, f: &Function) -> String {
         }
         let _ = write!(k, "{:?}", sh.sigs[g.0 as usize]);
     }
+    k
+}
+
+/// The part of every [`proc_key`] that all functions share: the global predicates and their
+/// inconsistent cubes (built once per abstraction).
+pub fn global_key(sh: &Shared<'_>) -> String {
+    let mut k = String::new();
+    for v in &sh.globals.vars {
+        k.push_str(&v.name);
+        k.push(';');
+    }
+    let _ = write!(k, "|{:?}", sh.global_enforce);
     k
 }
 

@@ -245,9 +245,13 @@ const SOLVER_GROUPS: usize = 4;
 /// cached), at least one.
 const GROUP_EDGES: usize = 400;
 
-/// The number of solver groups of `prog`: fixed by the program, not by the thread count.
-fn solver_groups(prog: &Program) -> usize {
-    let edges: usize = prog.functions.iter().map(|f| f.edges.len()).sum();
+/// The number of solver groups for translating the functions `fids` of `prog`: fixed by what
+/// is translated, not by the thread count.
+fn solver_groups(prog: &Program, fids: &[cir::ir::FuncId]) -> usize {
+    let edges: usize = fids
+        .iter()
+        .map(|f| prog.functions[f.0 as usize].edges.len())
+        .sum();
     edges.div_ceil(GROUP_EDGES).clamp(1, SOLVER_GROUPS)
 }
 
@@ -377,10 +381,11 @@ pub fn abstract_program_cached(
     // does not depend on the number of threads.
     // A function whose translation inputs did not change since the last abstraction keeps
     // its text; the others are translated.
+    let global_key = emit::global_key(&shared);
     let keys: Vec<String> = prog
         .functions
         .iter()
-        .map(|f| emit::proc_key(&shared, f))
+        .map(|f| emit::proc_key(&shared, &global_key, f))
         .collect();
     let mut reused: Vec<(cir::ir::FuncId, emit::ProcOut)> = Vec::new();
     let mut todo: Vec<cir::ir::FuncId> = Vec::new();
@@ -405,7 +410,7 @@ pub fn abstract_program_cached(
             _ => todo.push(f.id),
         }
     }
-    let n_groups = solver_groups(prog);
+    let n_groups = solver_groups(prog, &todo);
     let groups: Vec<Vec<cir::ir::FuncId>> = (0..n_groups)
         .map(|g| todo.iter().skip(g).step_by(n_groups).copied().collect())
         .filter(|g: &Vec<cir::ir::FuncId>| !g.is_empty())

@@ -317,14 +317,18 @@ pub fn guard_predicates(prog: &Program) -> PredicateSet {
         }
         false
     }
+    // A function that calls an erring function at once errs too: to the fixpoint (it only
+    // grows, so at most one round per function).
     let mut erring = vec![false; prog.functions.len()];
-    // Twice: a function that calls an erring function at once errs too.
-    for _ in 0..2 {
+    loop {
         let now: Vec<bool> = prog
             .functions
             .iter()
             .map(|f| errs_from(f, f.entry, &erring))
             .collect();
+        if now == erring {
+            break;
+        }
         erring = now;
     }
     condition_predicates(prog, |f, e| errs_from(f, e.to, &erring))
