@@ -304,6 +304,27 @@ impl Expr {
         }
     }
 
+    /// The operands of the nested `op`s at the top (`a && (b && c)` by `&&`: `a`, `b`, `c`;
+    /// the expression itself when its operator is another).
+    pub fn operands(&self, op: BinOp) -> Vec<Expr> {
+        match &self.kind {
+            ExprKind::Binary(o, a, b) if *o == op => {
+                let mut v = a.operands(op);
+                v.extend(b.operands(op));
+                v
+            }
+            _ => vec![self.clone()],
+        }
+    }
+
+    /// `e1 op e2 op …` of type `int` (for the logical operators), `None` when `es` is empty.
+    pub fn join(op: BinOp, es: impl IntoIterator<Item = Expr>) -> Option<Expr> {
+        es.into_iter().reduce(|a, b| Expr {
+            kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+            ty: CType::INT,
+        })
+    }
+
     /// Calls `f` on every sub-expression, pre-order (the expression itself first).
     pub fn walk(&self, f: &mut impl FnMut(&Expr)) {
         f(self);

@@ -112,6 +112,8 @@ use z3::{FuncDecl, Params, SatResult, Solver, Sort};
 use crate::ir::{BinOp, Expr, ExprKind, Program, UnOp, VarId};
 use crate::types::{CType, DataModel, IntKind, usual_arithmetic};
 
+mod project;
+
 /// Default resource limit of one query (Z3's `rlimit`, deterministic).
 pub const DEFAULT_RLIMIT: u32 = 5_000_000;
 
@@ -236,6 +238,11 @@ impl<'p> Prover<'p> {
         self
     }
 
+    /// The resource limit per query.
+    pub fn rlimit(&self) -> u32 {
+        self.rlimit
+    }
+
     /// The semantics.
     pub fn semantics(&self) -> Semantics {
         self.sem
@@ -343,6 +350,28 @@ impl<'p> Prover<'p> {
             self.unknowns.fetch_add(1, Ordering::Relaxed);
         }
         out
+    }
+
+    /// `∃ elim. e` without the quantifier, as a C condition over the other variables of `e`:
+    /// what newton states before the havoc of a value its fact needs (a fact over program
+    /// variables alone, which a weakest precondition cannot give). Z3's `qe` tactic on the
+    /// encoding in integer semantics, whatever [`Semantics`] the prover has, after the
+    /// `mod`/`div` of eliminated values are split into cases (a time bound is the safety net:
+    /// Z3's tactics ignore `rlimit`; see the module `project`), read back into C: linear terms become `long long` arithmetic, `t mod 2^w`
+    /// a conversion to the unsigned type of width `w`, other `mod`/`div` by a constant their
+    /// C form. Only variables (no memory, no uninterpreted values) may occur. `None` when the
+    /// elimination gives up or the result has no C reading. Any result is only a candidate
+    /// predicate: no verdict depends on it.
+    pub fn project(&self, e: &Expr, elim: &[VarId]) -> Option<Expr> {
+        self.queries.fetch_add(1, Ordering::Relaxed);
+        self.solver_calls.fetch_add(1, Ordering::Relaxed);
+        let prog = self.prog;
+        let sem = Semantics {
+            bitvector: false,
+            ..self.sem
+        };
+        let r = in_context(move || project::project(prog, sem, e, elim))?;
+        Some(project::tidy(self, r))
     }
 
     /// The normalised text of a query: the cache key.

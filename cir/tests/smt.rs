@@ -757,3 +757,78 @@ fn models_give_values_of_each_type() {
         );
     }
 }
+
+/// `Prover::project`: `∃ u. e` as a C condition over the other variables, equivalent to the
+/// quantified formula (checked by the prover both ways over sample values).
+#[test]
+fn projection_eliminates_a_value_and_reads_back_as_c() {
+    let p = ilp32();
+    let pr = Prover::new(&p, INT);
+    let (u, x, y) = (var(&p, "u"), var(&p, "x"), var(&p, "y"));
+    let uid = match u.kind {
+        ExprKind::Var(v) => v,
+        _ => unreachable!(),
+    };
+    // ∃u. u + 2u < x  (unsigned comparison): x converted to unsigned is not 0.
+    let e = bin(
+        &p,
+        BinOp::Lt,
+        bin(&p, BinOp::Add, u.clone(), ku(2)),
+        cast(ty(IntKind::UInt), x.clone()),
+    );
+    let r = pr.project(&e, &[uid]).expect("projection");
+    let text = p.show_expr(&r);
+    assert!(!text.contains(" u ") && !text.starts_with("u "), "{text}");
+    for (xv, want) in [(0, false), (1, true), (-1, true), (5, true)] {
+        let at = bin(&p, BinOp::Eq, x.clone(), k(xv));
+        let holds = pr.is_valid(std::slice::from_ref(&at), &r) == Answer::Valid;
+        let fails =
+            pr.is_valid(std::slice::from_ref(&at), &un(UnOp::LogNot, r.clone())) == Answer::Valid;
+        assert_eq!((holds, fails), (want, !want), "x = {xv}: {text}");
+    }
+    // ∃u. x == u + y && u < 3  (signed arithmetic, u converted): y <= x <= y + 2 with x - y
+    // in the range of unsigned.
+    let e = bin(
+        &p,
+        BinOp::LogAnd,
+        bin(
+            &p,
+            BinOp::Eq,
+            cast(CType::Int(IntKind::LongLong), x.clone()),
+            bin(
+                &p,
+                BinOp::Add,
+                cast(CType::Int(IntKind::LongLong), u.clone()),
+                cast(CType::Int(IntKind::LongLong), y.clone()),
+            ),
+        ),
+        bin(&p, BinOp::Lt, u.clone(), ku(3)),
+    );
+    let r = pr.project(&e, &[uid]).expect("projection");
+    let text = p.show_expr(&r);
+    let same = |a: &Expr, b: &Expr| {
+        pr.is_valid(std::slice::from_ref(a), b) == Answer::Valid
+            && pr.is_valid(std::slice::from_ref(b), a) == Answer::Valid
+    };
+    let want = bin(
+        &p,
+        BinOp::LogAnd,
+        bin(&p, BinOp::Le, y.clone(), x.clone()),
+        bin(
+            &p,
+            BinOp::Le,
+            cast(CType::Int(IntKind::LongLong), x.clone()),
+            bin(
+                &p,
+                BinOp::Add,
+                cast(CType::Int(IntKind::LongLong), y.clone()),
+                k(2),
+            ),
+        ),
+    );
+    assert!(same(&r, &want), "{text}");
+    // Nothing to eliminate, or memory involved: no projection.
+    assert!(pr.project(&e, &[]).is_none());
+    let m = bin(&p, BinOp::Lt, deref(var(&p, "p")), u.clone());
+    assert!(pr.project(&m, &[uid]).is_none());
+}

@@ -158,7 +158,7 @@ fn analyze_in(
     match refine::feasibility(&pf, opts.sem, opts.rlimit) {
         refine::Feasibility::Infeasible { prefix_end, core } => {
             let prover = Prover::new(prog, opts.sem).with_rlimit(opts.rlimit);
-            let (new, reasons) = refine::predicates(prog, &pf, path, &core, preds, &prover);
+            let (new, reasons) = refine::predicates(prog, pts, &pf, path, &core, preds, &prover);
             let core_steps: BTreeSet<usize> =
                 core.iter().map(|&c| pf.conjuncts[c].origin).collect();
             Outcome::Infeasible(Box::new(Refutation {

@@ -13,7 +13,12 @@
 //!   scope of the activation it holds in: a callee's facts over its locals, formals (entry values)
 //!   and globals; a caller's local frozen during the call is restated over the formal its actual
 //!   parameter was passed to, when the actual is that variable; anything else mentioning a symbol
-//!   (an input value, another activation's local) is dropped. At a return, a caller fact about
+//!   (an input value, another activation's local) is *projected*: the fact before the havoc of
+//!   a value is `∃ value. form`, computed by quantifier elimination ([`Prover::project`]) and
+//!   restated like the others (weakest preconditions cannot cross a havoc: `∀`/`∃` over the
+//!   fresh value is what holds before it); a projection is kept only when no state the path
+//!   reaches there satisfies it, i.e. when it refutes the path at that point (otherwise it is
+//!   typically an overflow bound of no use). At a return, a caller fact about
 //!   the call's result becomes a *return predicate* of the callee over `\result` (the Constrain
 //!   paper's Fig. 3: `a < \result` in `foo`). Facts are split into atoms (`&&`, `||`, `!`, and
 //!   the conditionals of Morris's axiom), normalised ([`cir::pred::normalize`]), and atoms that
@@ -24,6 +29,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use c2bp::trace::CStep;
 use cir::ir::{BinOp, EdgeKind, Expr, ExprKind, FuncId, Program, UnOp, VarId};
+use cir::pointsto::PointsTo;
 use cir::pred::{PredScope, Predicate, PredicateSet, normalize, parse_predicate, result_expr};
 use cir::smt::{Prover, SatAnswer, Semantics};
 use cir::types::CType;
@@ -119,13 +125,15 @@ pub struct Reason {
     pub from_assume: usize,
     /// The step before which it holds (where it was restated).
     pub at_step: usize,
-    /// `condition` (the assume itself), `precondition` (a weakest precondition of it) or
-    /// `return` (a return predicate of a callee).
+    /// `condition` (the assume itself), `precondition` (a weakest precondition of it),
+    /// `projection` (a precondition with the values of havocs eliminated) or `return` (a
+    /// return predicate of a callee).
     pub kind: String,
 }
 
 struct Ctx<'a> {
     prog: &'a Program,
+    pts: &'a PointsTo,
     pf: &'a PathFormula,
     path: &'a [CStep],
     prover: &'a Prover<'a>,
@@ -136,12 +144,19 @@ struct Ctx<'a> {
     reasons: Vec<Reason>,
     /// Candidates not yet checked for being constant.
     pending: Vec<(Predicate, Reason)>,
+    /// A prover over the extended program (symbols included), for projections.
+    ext_prover: Prover<'a>,
+    /// Projections computed, by the form's canonical text.
+    projections: HashMap<String, Option<Expr>>,
+    /// The refuting part of a projection at a point, by point and canonical text.
+    refutes: HashMap<String, Option<Expr>>,
 }
 
 /// The new predicates (not in `existing`) that the core of an infeasible path yields, with the
 /// reason for each.
 pub fn predicates(
     prog: &Program,
+    pts: &PointsTo,
     pf: &PathFormula,
     path: &[CStep],
     core: &[usize],
@@ -164,6 +179,7 @@ pub fn predicates(
     }
     let mut cx = Ctx {
         prog,
+        pts,
         pf,
         path,
         prover,
@@ -172,7 +188,12 @@ pub fn predicates(
         out: PredicateSet::default(),
         reasons: Vec::new(),
         pending: Vec::new(),
+        ext_prover: Prover::new(&pf.ext, prover.semantics()).with_rlimit(prover.rlimit()),
+        projections: HashMap::new(),
+        refutes: HashMap::new(),
     };
+    // Points where a form of the core could not be restated (it mentions a value).
+    let mut unstated: BTreeSet<usize> = BTreeSet::new();
     for &c in core {
         let conj = &pf.conjuncts[c];
         for (k, (point, e)) in conj.forms.iter().enumerate() {
@@ -180,6 +201,11 @@ pub fn predicates(
             let kind = if k == 0 { "condition" } else { "precondition" };
             if let Some(r) = cx.restate(e, a) {
                 cx.add_atoms(&r, pf.acts[a].func, conj.origin, *point, kind);
+            } else {
+                unstated.insert(*point);
+                if let Some(r) = cx.project(e, a, *point) {
+                    cx.add_atoms(&r, pf.acts[a].func, conj.origin, *point, "projection");
+                }
             }
         }
         // Return predicates: the caller's fact right after each return the conjunct spans.
@@ -204,6 +230,37 @@ pub fn predicates(
         if let Some((r, x)) = cx.forward_to_return(c) {
             let f = pf.acts[pf.act_of[r]].func;
             cx.add_atoms(&x, f, conj.origin, r, "return");
+        }
+    }
+    // Facts that hold only together: where two or more forms of the core mention values, the
+    // projection of their conjunction (`n > 0` and `n == 2*g + 3` for the same input `n` say
+    // nothing alone; together, `2*g + 3 > 0`).
+    for point in unstated {
+        let a = pf.act_of[point];
+        let mut group: Vec<Expr> = Vec::new();
+        let mut origin = 0;
+        for &c in core {
+            let conj = &pf.conjuncts[c];
+            if conj.origin < point {
+                continue;
+            }
+            // The form holding at `point`: the last recorded at a point >= point.
+            let Some((_, e)) = conj.forms.iter().rev().find(|(q, _)| *q >= point) else {
+                continue;
+            };
+            if cx.restate(e, a).is_none() {
+                group.push(e.clone());
+                origin = origin.max(conj.origin);
+            }
+        }
+        if group.len() < 2 {
+            continue;
+        }
+        let Some(both) = Expr::join(BinOp::LogAnd, group) else {
+            continue;
+        };
+        if let Some(r) = cx.project(&both, a, point) {
+            cx.add_atoms(&r, pf.acts[a].func, origin, point, "projection");
         }
     }
     cx.finish()
@@ -244,6 +301,156 @@ impl Ctx<'_> {
             }
         });
         ok.get().then_some(r)
+    }
+
+    /// A form that mentions values no program variable holds (an input read by a havoc, a
+    /// local's value at its activation's entry, another activation's local): the fact over
+    /// `a`'s variables that some choice of those values makes it hold, `∃ values. e`
+    /// ([`Prover::project`]). Weakest preconditions carry a fact back to the havoc of a value
+    /// it reads and no further; before the havoc what holds is the projection, e.g. for
+    /// `n + 2u < x1` with `n` the input, `(unsigned)x1 > 0`: the abstraction then knows, at
+    /// `x1 = 0`, that no input passes the test after it. `None` when nothing but values would
+    /// remain (a constant), when the form is large, or when the projection fails.
+    fn project(&mut self, e: &Expr, a: usize, point: usize) -> Option<Expr> {
+        const MAX_NODES: usize = 128;
+        let prog = self.prog;
+        let n = prog.vars.len();
+        let mut nodes = 0;
+        let mut elim = BTreeSet::new();
+        let mut kept = false;
+        e.walk(&mut |x| {
+            nodes += 1;
+            if let ExprKind::Var(v) = x.kind {
+                if (v.0 as usize) < n {
+                    kept = true;
+                } else {
+                    let restatable = matches!(
+                        self.syms.get(&v),
+                        Some(SymKind::Frozen { owner: o, var: y })
+                            if self.pf.acts[a].parent == Some(*o) && self.formal_for(a, *y).is_some()
+                    );
+                    if restatable {
+                        kept = true;
+                    } else {
+                        elim.insert(v);
+                    }
+                }
+            }
+        });
+        if elim.is_empty() || !kept || nodes > MAX_NODES {
+            return None;
+        }
+        let key = cir::smt::canonical(&self.pf.ext, e);
+        let x = match self.projections.get(&key) {
+            Some(x) => x.clone(),
+            None => {
+                let elim: Vec<VarId> = elim.into_iter().collect();
+                let x = self.ext_prover.project(e, &elim);
+                tracing::debug!(
+                    form = %self.pf.ext.show_expr(e),
+                    projection = ?x.as_ref().map(|x| self.pf.ext.show_expr(x)),
+                    "projection"
+                );
+                self.projections.insert(key.clone(), x.clone());
+                x
+            }
+        };
+        let r = self.restate(&x?, a)?;
+        let key = format!("{point} {}", cir::smt::canonical(self.prog, &r));
+        if let Some(kept) = self.refutes.get(&key) {
+            return kept.clone();
+        }
+        let kept = self.refuting_part(r.clone(), point);
+        tracing::debug!(
+            projection = %self.prog.show_expr(&r),
+            kept = ?kept.as_ref().map(|k| self.prog.show_expr(k)),
+            point,
+            "projection"
+        );
+        self.refutes.insert(key, kept.clone());
+        kept
+    }
+
+    /// The part of projection `p` that refutes the path at `point` ([`Self::refutes_at`]):
+    /// `None` when `p` does not; else `p` with every conjunct of each disjunct dropped that the
+    /// refutation does not need, one at a time in order (an overflow bound such as
+    /// `g <= 1073741822` next to the fact `g >= -1` is true on the path and only burdens the
+    /// abstraction).
+    fn refuting_part(&self, p: Expr, point: usize) -> Option<Expr> {
+        if !self.refutes_at(&p, point) {
+            return None;
+        }
+        let mut alts: Vec<Vec<Expr>> = p
+            .operands(BinOp::LogOr)
+            .into_iter()
+            .map(|a| a.operands(BinOp::LogAnd))
+            .collect();
+        let whole = |alts: &[Vec<Expr>]| {
+            Expr::join(
+                BinOp::LogOr,
+                alts.iter()
+                    .filter_map(|a| Expr::join(BinOp::LogAnd, a.clone())),
+            )
+        };
+        for i in 0..alts.len() {
+            let mut k = 0;
+            while alts[i].len() > 1 && k < alts[i].len() {
+                let mut trial = alts.clone();
+                trial[i].remove(k);
+                if whole(&trial).is_some_and(|t| self.refutes_at(&t, point)) {
+                    alts = trial;
+                } else {
+                    k += 1;
+                }
+            }
+        }
+        whole(&alts)
+    }
+
+    /// Whether no state the path reaches before step `j` satisfies `p`: a projection is kept
+    /// only when it refutes the path where it is proposed. `∃ value. form` is often a mere
+    /// overflow bound (`∃n. n == 2*g + 3` is `-1073741825 <= g && g <= 1073741822`, since `n`
+    /// is an `int`): true on the path, of no use to the abstraction, and a burden to c2bp's cube
+    /// searches. At a callee's entry `p` is read in the caller before the call, the formals
+    /// replaced by the actual parameters.
+    fn refutes_at(&self, p: &Expr, j: usize) -> bool {
+        let prog = self.prog;
+        let (prefix, goal) = match j.checked_sub(1) {
+            Some(c) if self.pf.act_of[j] != self.pf.act_of[c] => {
+                let EdgeKind::Call { args, .. } = &edge(prog, self.path[c]).kind else {
+                    return false;
+                };
+                let g = &prog.functions[self.pf.acts[self.pf.act_of[j]].func.0 as usize];
+                let sub: BTreeMap<VarId, Expr> = g
+                    .formals
+                    .iter()
+                    .zip(args)
+                    .map(|(&f, arg)| (f, cir::wp::convert(arg, &prog.var(f).ty)))
+                    .collect();
+                (
+                    &self.path[..c],
+                    cir::wp::subst_vars(p, &|v| sub.get(&v).cloned()),
+                )
+            }
+            _ => (&self.path[..j], p.clone()),
+        };
+        let Ok(pf) = crate::symbolic::path_formula_then(prog, self.pts, prefix, goal) else {
+            return false;
+        };
+        let Some(last) = pf.conjuncts.last().filter(|c| c.origin == prefix.len()) else {
+            return false;
+        };
+        if last.at_start.is_none() {
+            return false;
+        }
+        let all: Vec<Expr> = pf
+            .conjuncts
+            .iter()
+            .filter_map(|c| c.at_start.clone())
+            .collect();
+        let prover =
+            Prover::new(&pf.ext, self.prover.semantics()).with_rlimit(self.prover.rlimit());
+        prover.is_satisfiable(&all) == SatAnswer::Unsat
     }
 
     /// The formal of activation `a`'s function whose actual parameter is the caller's `x`.

@@ -321,6 +321,28 @@ pub fn path_formula(
     pts: &PointsTo,
     path: &[CStep],
 ) -> Result<PathFormula, PathError> {
+    walk(prog, pts, path, None)
+}
+
+/// The path formula of `path` followed by the condition `goal` (over the variables live at its
+/// end, in the activation of its next step), as the conjunct of origin `path.len()`: whether
+/// a state that the path reaches can satisfy `goal` (newton asks it of a projection, whether
+/// it refutes the path where it is proposed).
+pub fn path_formula_then(
+    prog: &Program,
+    pts: &PointsTo,
+    path: &[CStep],
+    goal: Expr,
+) -> Result<PathFormula, PathError> {
+    walk(prog, pts, path, Some(goal))
+}
+
+fn walk(
+    prog: &Program,
+    pts: &PointsTo,
+    path: &[CStep],
+    goal: Option<Expr>,
+) -> Result<PathFormula, PathError> {
     let (acts, act_of) = activations(prog, path)?;
     let mut w = Walker {
         prog,
@@ -330,6 +352,16 @@ pub fn path_formula(
         conj: Vec::new(),
         frozen: Vec::new(),
     };
+    if let Some(g) = goal {
+        w.conj.push((
+            Conjunct {
+                origin: path.len(),
+                forms: Vec::new(),
+                at_start: None,
+            },
+            Some(g),
+        ));
+    }
     for j in (0..path.len()).rev() {
         let a = act_of[j];
         // Entering a callee backward at its last step: freeze the caller's locals.
