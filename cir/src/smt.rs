@@ -374,6 +374,12 @@ impl<'p> Prover<'p> {
         Some(project::tidy(self, r))
     }
 
+    /// `e` without conjuncts valid on their own and disjuncts that imply another (the cleaning
+    /// [`Self::project`] applies to its result), for a condition a caller has weakened further.
+    pub fn tidy(&self, e: Expr) -> Expr {
+        project::tidy(self, e)
+    }
+
     /// The normalised text of a query: the cache key.
     pub fn query_key(&self, assumptions: &[Expr], goal: Option<&Expr>) -> String {
         self.key(
@@ -1464,9 +1470,19 @@ impl<'p> Encoder<'p> {
                 let q = if r.signed {
                     let zero = Int::from_i64(0);
                     let ax = x.ge(&zero).ite(&x, &x.unary_minus());
-                    let ay = y.ge(&zero).ite(&y, &y.unary_minus());
+                    // A constant divisor folded: `n % 4` stays linear in `n`, which the
+                    // quantifier elimination of `Prover::project` needs.
+                    let (ay, same) = match yc {
+                        Some(c) => (
+                            Int::from_i128(c.abs()),
+                            if c >= 0 { x.ge(&zero) } else { x.lt(&zero) },
+                        ),
+                        None => (
+                            y.ge(&zero).ite(&y, &y.unary_minus()),
+                            x.ge(&zero).iff(y.ge(&zero)),
+                        ),
+                    };
                     let q0 = ax.div(&ay);
-                    let same = x.ge(&zero).iff(y.ge(&zero));
                     same.ite(&q0, &q0.unary_minus())
                 } else {
                     x.div(&y)

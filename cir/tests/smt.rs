@@ -827,6 +827,26 @@ fn projection_eliminates_a_value_and_reads_back_as_c() {
         ),
     );
     assert!(same(&r, &want), "{text}");
+    // ∃x. x % 4 > 2 && y + x <= 1  (C's truncating remainder of an int: far too many
+    // quotients to split, so the quotient is eliminated too): x is at least 3, so y <= -2.
+    let xid = match x.kind {
+        ExprKind::Var(v) => v,
+        _ => unreachable!(),
+    };
+    let e = bin(
+        &p,
+        BinOp::LogAnd,
+        bin(&p, BinOp::Gt, bin(&p, BinOp::Rem, x.clone(), k(4)), k(2)),
+        bin(
+            &p,
+            BinOp::Le,
+            bin(&p, BinOp::Add, y.clone(), x.clone()),
+            k(1),
+        ),
+    );
+    let r = pr.project(&e, &[xid]).expect("projection of a remainder");
+    let text = p.show_expr(&r);
+    assert!(same(&r, &bin(&p, BinOp::Le, y.clone(), k(-2))), "{text}");
     // Nothing to eliminate, or memory involved: no projection.
     assert!(pr.project(&e, &[]).is_none());
     let m = bin(&p, BinOp::Lt, deref(var(&p, "p")), u.clone());

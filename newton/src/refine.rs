@@ -20,7 +20,12 @@
 //!   reaches there satisfies it, i.e. when it refutes the path at that point (otherwise it is
 //!   typically an overflow bound of no use). At a return, a caller fact about
 //!   the call's result becomes a *return predicate* of the callee over `\result` (the Constrain
-//!   paper's Fig. 3: `a < \result` in `foo`). Facts are split into atoms (`&&`, `||`, `!`, and
+//!   paper's Fig. 3: `a < \result` in `foo`); when it also reads caller locals no formal stands
+//!   for, it is split ([`Ctx::return_projection`]): the callee learns what the fact needs of
+//!   the result given the caller's state at the call (`∃` that state), the caller learns the
+//!   other half ([`Ctx::caller_side`]), and the callee's own weakest preconditions of the return
+//!   predicate give the return predicates of the calls it makes ([`Ctx::derive_in_callee`]:
+//!   through a recursion, one per activation). Facts are split into atoms (`&&`, `||`, `!`, and
 //!   the conditionals of Morris's axiom), normalised ([`cir::pred::normalize`]), and atoms that
 //!   are constant, valid or unsatisfiable are dropped, as are predicates already present (also
 //!   as their negation).
@@ -34,7 +39,7 @@ use cir::pred::{PredScope, Predicate, PredicateSet, normalize, parse_predicate, 
 use cir::smt::{Prover, SatAnswer, Semantics};
 use cir::types::CType;
 
-use crate::symbolic::{PathFormula, SymKind, edge, owner};
+use crate::symbolic::{PathFormula, SymKind, edge, owner, path_formula_then, vars_of};
 
 /// Whether the path formula is satisfiable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,7 +155,14 @@ struct Ctx<'a> {
     projections: HashMap<String, Option<Expr>>,
     /// The refuting part of a projection at a point, by point and canonical text.
     refutes: HashMap<String, Option<Expr>>,
+    /// How many more return facts may be derived inside callees ([`RETURN_DERIVATIONS`]).
+    derivations: usize,
 }
+
+/// At most this many return predicates found by [`Ctx::return_projection`] per trace are
+/// followed into their callees (each costs a path formula and a core-like walk; a recursive
+/// function yields one per activation).
+const RETURN_DERIVATIONS: usize = 8;
 
 /// The new predicates (not in `existing`) that the core of an infeasible path yields, with the
 /// reason for each.
@@ -177,60 +189,11 @@ pub fn predicates(
             }
         }
     }
-    let mut cx = Ctx {
-        prog,
-        pts,
-        pf,
-        path,
-        prover,
-        syms: pf.symbols.iter().map(|s| (s.var, s.kind)).collect(),
-        seen,
-        out: PredicateSet::default(),
-        reasons: Vec::new(),
-        pending: Vec::new(),
-        ext_prover: Prover::new(&pf.ext, prover.semantics()).with_rlimit(prover.rlimit()),
-        projections: HashMap::new(),
-        refutes: HashMap::new(),
-    };
+    let mut cx = Ctx::new(prog, pts, pf, path, prover, seen);
     // Points where a form of the core could not be restated (it mentions a value).
     let mut unstated: BTreeSet<usize> = BTreeSet::new();
     for &c in core {
-        let conj = &pf.conjuncts[c];
-        for (k, (point, e)) in conj.forms.iter().enumerate() {
-            let a = pf.act_of[*point];
-            let kind = if k == 0 { "condition" } else { "precondition" };
-            if let Some(r) = cx.restate(e, a) {
-                cx.add_atoms(&r, pf.acts[a].func, conj.origin, *point, kind);
-            } else {
-                unstated.insert(*point);
-                if let Some(r) = cx.project(e, a, *point) {
-                    cx.add_atoms(&r, pf.acts[a].func, conj.origin, *point, "projection");
-                }
-            }
-        }
-        // Return predicates: the caller's fact right after each return the conjunct spans.
-        for (b, act) in pf.acts.iter().enumerate() {
-            let (Some(r), Some(parent), Some(cs)) = (act.return_step, act.parent, act.call_step)
-            else {
-                continue;
-            };
-            let after = r + 1;
-            if after >= path.len() || after > conj.origin || pf.act_of[after] != parent {
-                continue;
-            }
-            // The form holding at `after`: the last recorded at a point >= after.
-            let Some((_, e)) = conj.forms.iter().rev().find(|(p, _)| *p >= after) else {
-                continue;
-            };
-            if let Some(x) = cx.restate_return(e, b, cs) {
-                cx.add_atoms(&x, act.func, conj.origin, after, "return");
-            }
-        }
-        // Return predicates from the callee's own condition, carried forward to its return.
-        if let Some((r, x)) = cx.forward_to_return(c) {
-            let f = pf.acts[pf.act_of[r]].func;
-            cx.add_atoms(&x, f, conj.origin, r, "return");
-        }
+        cx.conjunct(c, &mut unstated);
     }
     // Facts that hold only together: where two or more forms of the core mention values, the
     // projection of their conjunction (`n > 0` and `n == 2*g + 3` for the same input `n` say
@@ -273,7 +236,122 @@ fn var_expr(prog: &Program, v: VarId) -> Expr {
     }
 }
 
+/// `∃ elim. e` ([`Prover::project`]) where `e` may also read memory and take addresses: each
+/// maximal such term that mentions no eliminated variable is a value the elimination keeps (a
+/// fresh variable of a copy of the program), put back in the result.
+fn project_terms(prog: &Program, prover: &Prover<'_>, e: &Expr, elim: &[VarId]) -> Option<Expr> {
+    let mut ext = prog.clone();
+    let mut terms: Vec<(VarId, Expr)> = Vec::new();
+    let mentions = |x: &Expr| elim.iter().any(|&v| cir::wp::mentions_var(x, v));
+    let opaque = e.map_bottom_up(&mut |x| match x.kind {
+        ExprKind::Deref(_) | ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::AddrOf(_)
+            if !mentions(&x) =>
+        {
+            if let Some((v, _)) = terms.iter().find(|(_, t)| *t == x) {
+                return var_expr(&ext, *v);
+            }
+            let v = VarId(u32::try_from(ext.vars.len()).unwrap_or(u32::MAX));
+            ext.vars.push(cir::ir::VarInfo {
+                name: format!("term!{}", terms.len()),
+                c_name: format!("term!{}", terms.len()),
+                ty: x.ty.clone(),
+                kind: cir::ir::VarKind::Temp(FuncId(0)),
+                pos: Default::default(),
+            });
+            terms.push((v, x));
+            var_expr(&ext, v)
+        }
+        _ => x,
+    });
+    let x = Prover::new(&ext, prover.semantics())
+        .with_rlimit(prover.rlimit())
+        .project(&opaque, elim)?;
+    // Put the terms back, the last made first (a term may contain an earlier one).
+    let mut x = x;
+    for (v, t) in terms.iter().rev() {
+        x = cir::wp::subst_vars(&x, &|w| (w == *v).then(|| t.clone()));
+    }
+    Some(x)
+}
+
+impl<'a> Ctx<'a> {
+    fn new(
+        prog: &'a Program,
+        pts: &'a PointsTo,
+        pf: &'a PathFormula,
+        path: &'a [CStep],
+        prover: &'a Prover<'a>,
+        seen: BTreeMap<PredScope, BTreeSet<String>>,
+    ) -> Self {
+        Ctx {
+            prog,
+            pts,
+            pf,
+            path,
+            prover,
+            syms: pf.symbols.iter().map(|s| (s.var, s.kind)).collect(),
+            seen,
+            out: PredicateSet::default(),
+            reasons: Vec::new(),
+            pending: Vec::new(),
+            ext_prover: Prover::new(&pf.ext, prover.semantics()).with_rlimit(prover.rlimit()),
+            projections: HashMap::new(),
+            refutes: HashMap::new(),
+            derivations: RETURN_DERIVATIONS,
+        }
+    }
+}
+
 impl Ctx<'_> {
+    /// The predicates of conjunct `c` (see the module doc): its forms restated (or projected,
+    /// their points added to `unstated`), and the return predicates of the calls it spans.
+    fn conjunct(&mut self, c: usize, unstated: &mut BTreeSet<usize>) {
+        let pf = self.pf;
+        let path = self.path;
+        let conj = &pf.conjuncts[c];
+        for (k, (point, e)) in conj.forms.iter().enumerate() {
+            let a = pf.act_of[*point];
+            let kind = if k == 0 { "condition" } else { "precondition" };
+            if let Some(r) = self.restate(e, a) {
+                self.add_atoms(&r, pf.acts[a].func, conj.origin, *point, kind);
+            } else {
+                unstated.insert(*point);
+                if let Some(r) = self.project(e, a, *point) {
+                    self.add_atoms(&r, pf.acts[a].func, conj.origin, *point, "projection");
+                }
+            }
+        }
+        // Return predicates: the caller's fact right after each return the conjunct spans.
+        for (b, act) in pf.acts.iter().enumerate() {
+            let (Some(r), Some(parent), Some(cs)) = (act.return_step, act.parent, act.call_step)
+            else {
+                continue;
+            };
+            let after = r + 1;
+            if after >= path.len() || after > conj.origin || pf.act_of[after] != parent {
+                continue;
+            }
+            // The form holding at `after`: the last recorded at a point >= after.
+            let Some((_, e)) = conj.forms.iter().rev().find(|(p, _)| *p >= after) else {
+                continue;
+            };
+            if let Some(x) = self.restate_return(e, b, cs) {
+                self.add_atoms(&x, act.func, conj.origin, after, "return");
+            } else if let Some((x, at_r)) = self.return_projection(e, b, cs, after) {
+                self.add_atoms(&x, act.func, conj.origin, after, "return");
+                self.derive_in_callee(b, &x, conj.origin);
+                if let Some(h) = self.caller_side(e, &at_r, cs, after) {
+                    self.add_atoms(&h, pf.acts[parent].func, conj.origin, after, "projection");
+                }
+            }
+        }
+        // Return predicates from the callee's own condition, carried forward to its return.
+        if let Some((r, x)) = self.forward_to_return(c) {
+            let f = pf.acts[pf.act_of[r]].func;
+            self.add_atoms(&x, f, conj.origin, r, "return");
+        }
+    }
+
     /// `e` (holding in activation `a`) over the variables of `a`'s function, or `None`.
     fn restate(&self, e: &Expr, a: usize) -> Option<Expr> {
         let prog = self.prog;
@@ -404,7 +482,8 @@ impl Ctx<'_> {
                 }
             }
         }
-        whole(&alts)
+        // A disjunct that now implies another goes (`x < y || x - y <= -2147483647`).
+        whole(&alts).map(|w| self.prover.tidy(w))
     }
 
     /// Whether no state the path reaches before step `j` satisfies `p`: a projection is kept
@@ -412,11 +491,14 @@ impl Ctx<'_> {
     /// overflow bound (`∃n. n == 2*g + 3` is `-1073741825 <= g && g <= 1073741822`, since `n`
     /// is an `int`): true on the path, of no use to the abstraction, and a burden to c2bp's cube
     /// searches. At a callee's entry `p` is read in the caller before the call, the formals
-    /// replaced by the actual parameters.
+    /// replaced by the actual parameters; right after a return, in the caller.
     fn refutes_at(&self, p: &Expr, j: usize) -> bool {
         let prog = self.prog;
         let (prefix, goal) = match j.checked_sub(1) {
-            Some(c) if self.pf.act_of[j] != self.pf.act_of[c] => {
+            Some(c)
+                if self.pf.act_of[j] != self.pf.act_of[c]
+                    && self.pf.acts[self.pf.act_of[j]].call_step == Some(c) =>
+            {
                 let EdgeKind::Call { args, .. } = &edge(prog, self.path[c]).kind else {
                     return false;
                 };
@@ -504,6 +586,173 @@ impl Ctx<'_> {
         ok.get().then_some(x)
     }
 
+    /// A caller fact `e` right after the return of activation `b` (called at step `cs`) that
+    /// mentions the call's result and caller locals no formal stands for (`x0 <= *p0 - r`
+    /// after `r = rec(3)`, with `p0 == &x0`): what it says of the result alone given the
+    /// caller's state at the call, `G(r) = ∃ values. (path to cs ∧ e)` (there `r <= 0`), as a
+    /// return predicate `G(\result)` of `b`'s function — kept (minimised) only when the value
+    /// the path returns falsifies it ([`Self::refuting_part`] at `after`). SLAM's return
+    /// predicates (C2BP §4.5), learnt from the caller's side when the fact cannot be renamed;
+    /// [`Self::derive_in_callee`] then explains them inside the callee, and
+    /// [`Self::caller_side`] gives the caller the fact that pairs with them. With `G(r)`.
+    fn return_projection(
+        &mut self,
+        e: &Expr,
+        b: usize,
+        cs: usize,
+        after: usize,
+    ) -> Option<(Expr, Expr)> {
+        const MAX_NODES: usize = 256;
+        let prog = self.prog;
+        let EdgeKind::Call { ret: Some(r), .. } = &edge(prog, self.path[cs]).kind else {
+            return None;
+        };
+        let r = *r;
+        if self.derivations == 0 || !cir::wp::mentions_var(e, r) {
+            return None;
+        }
+        if vars_of(e).iter().any(|v| v.0 as usize >= prog.vars.len()) {
+            return None;
+        }
+        let caller = self.pf.act_of[cs];
+        let pf2 = path_formula_then(prog, self.pts, &self.path[..cs], e.clone()).ok()?;
+        let goal = pf2
+            .conjuncts
+            .last()
+            .filter(|c| c.origin == cs)?
+            .at_start
+            .clone()?;
+        let rsym = pf2
+            .symbols
+            .iter()
+            .find(|s| matches!(s.kind, SymKind::Uninit { act, var } if act == caller && var == r))?
+            .var;
+        // The path's conditions that share values with the goal, transitively.
+        let mut values: BTreeSet<VarId> = vars_of(&goal).into_iter().collect();
+        let mut taken = vec![false; pf2.conjuncts.len()];
+        let mut parts = vec![goal];
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for (i, c) in pf2.conjuncts.iter().enumerate() {
+                let Some(x) = c.at_start.as_ref().filter(|_| !taken[i] && c.origin < cs) else {
+                    continue;
+                };
+                let vs = vars_of(x);
+                if vs.iter().any(|v| values.contains(v)) {
+                    taken[i] = true;
+                    values.extend(vs);
+                    parts.push(x.clone());
+                    grew = true;
+                }
+            }
+        }
+        let all = Expr::join(BinOp::LogAnd, parts)?;
+        let mut nodes = 0usize;
+        all.walk(&mut |_| nodes += 1);
+        if nodes > MAX_NODES {
+            return None;
+        }
+        let elim: Vec<VarId> = values.into_iter().filter(|&v| v != rsym).collect();
+        tracing::debug!(all = %pf2.ext.show_expr(&all), "return projection: project");
+        let x = if elim.is_empty() {
+            Some(all)
+        } else {
+            Prover::new(&pf2.ext, self.prover.semantics())
+                .with_rlimit(self.prover.rlimit())
+                .project(&all, &elim)
+        };
+        tracing::debug!(x = ?x.as_ref().map(|x| pf2.ext.show_expr(x)), "return projection: projected");
+        let x = x?;
+        let vs = vars_of(&x);
+        if vs.is_empty() || vs.iter().any(|&v| v != rsym) {
+            return None;
+        }
+        let at_r = cir::wp::subst_vars(&x, &|v| (v == rsym).then(|| var_expr(prog, r)));
+        tracing::debug!(fact = %prog.show_expr(e), result = %prog.show_expr(&at_r), "return projection");
+        let kept = self.refuting_part(at_r, after)?;
+        let g = &prog.functions[self.pf.acts[b].func.0 as usize];
+        let result = result_expr(g.ty.ret.clone());
+        Some((
+            cir::wp::subst_vars(&kept, &|v| (v == r).then(|| result.clone())),
+            kept,
+        ))
+    }
+
+    /// The caller's half of a return projection `G(r)` for the fact `e` after the call at
+    /// `cs`: what the caller's state must satisfy for `e` to hold with a result outside `G`,
+    /// `H = ∃ r. (¬G(r) ∧ e)` (for `x <= *p - r` and `G = r <= 0`: `x < *p`), kept when it
+    /// refutes the path at `after`. With it the abstraction decides `e` after the call from the
+    /// return predicates: `¬H ∧ ¬G(r)` implies `¬e`.
+    fn caller_side(&mut self, e: &Expr, g: &Expr, cs: usize, after: usize) -> Option<Expr> {
+        let prog = self.prog;
+        let EdgeKind::Call { ret: Some(r), .. } = &edge(prog, self.path[cs]).kind else {
+            return None;
+        };
+        let not_g = Expr {
+            kind: ExprKind::Unary(UnOp::LogNot, Box::new(g.clone())),
+            ty: CType::INT,
+        };
+        let both = Expr::join(BinOp::LogAnd, [not_g, e.clone()])?;
+        let h = project_terms(prog, self.prover, &both, &[*r])?;
+        if cir::wp::mentions_var(&h, *r) || vars_of(&h).is_empty() {
+            return None;
+        }
+        tracing::debug!(fact = %prog.show_expr(e), caller = %prog.show_expr(&h), "return projection: caller side");
+        self.refuting_part(h, after)
+    }
+
+    /// A return predicate `g` of activation `b`'s function from [`Self::return_projection`]:
+    /// the value `b` returns on the path falsifies it. Its weakest preconditions inside `b` (a
+    /// path formula to `b`'s return with `g[\result := v]` as its last conjunct, treated as a
+    /// core conjunct) explain that there: local predicates, and return predicates of the calls
+    /// `b` makes (`r + 2 <= 0` after `r = rec(n - 1)` gives `\result + 2 <= 0`), recursively,
+    /// within [`RETURN_DERIVATIONS`]. Reasons name the core assume `origin`.
+    fn derive_in_callee(&mut self, b: usize, g: &Expr, origin: usize) {
+        if self.derivations == 0 {
+            return;
+        }
+        self.derivations -= 1;
+        let prog = self.prog;
+        let act = &self.pf.acts[b];
+        let (Some(rs), Some(cs)) = (act.return_step, act.call_step) else {
+            return;
+        };
+        let EdgeKind::Call { ret: Some(r), .. } = &edge(prog, self.path[cs]).kind else {
+            return;
+        };
+        // Right after the return, over the caller's result temporary: the walk back through
+        // the return reads it as the returned value.
+        let goal = cir::pred::subst_result(g, &var_expr(prog, *r));
+        let end = rs + 1;
+        let Ok(pf3) = path_formula_then(prog, self.pts, &self.path[..end], goal) else {
+            return;
+        };
+        let Some(c) = pf3.conjuncts.iter().position(|c| c.origin == end) else {
+            return;
+        };
+        let mut sub = Ctx::new(
+            prog,
+            self.pts,
+            &pf3,
+            &self.path[..end],
+            self.prover,
+            std::mem::take(&mut self.seen),
+        );
+        sub.pending = std::mem::take(&mut self.pending);
+        sub.refutes = std::mem::take(&mut self.refutes);
+        sub.derivations = self.derivations;
+        let from = sub.pending.len();
+        sub.conjunct(c, &mut BTreeSet::new());
+        for (_, reason) in &mut sub.pending[from..] {
+            reason.from_assume = origin;
+        }
+        self.seen = sub.seen;
+        self.pending = sub.pending;
+        self.refutes = sub.refutes;
+        self.derivations = sub.derivations;
+    }
+
     /// A callee's condition (conjunct `c`'s assume) that still holds at its activation's
     /// `return v` — nothing in between assigns a variable it reads, and the activation makes
     /// no call — read at the return with `\result` for `v` (a variable): the return predicate
@@ -513,7 +762,8 @@ impl Ctx<'_> {
         let prog = self.prog;
         let pf = self.pf;
         let conj = &pf.conjuncts[c];
-        let a = pf.act_of[conj.origin];
+        // (A goal after the path, [`Self::derive_in_callee`]'s, is no assume.)
+        let a = *pf.act_of.get(conj.origin)?;
         let r = pf.acts[a].return_step?;
         pf.acts[a].parent?;
         let EdgeKind::Return(Some(v)) = &edge(prog, self.path[r]).kind else {

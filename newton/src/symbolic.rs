@@ -147,7 +147,8 @@ fn var_expr(prog: &Program, v: VarId) -> Expr {
     }
 }
 
-fn vars_of(e: &Expr) -> BTreeSet<VarId> {
+/// The variables `e` reads.
+pub(crate) fn vars_of(e: &Expr) -> BTreeSet<VarId> {
     let mut out = BTreeSet::new();
     e.walk(&mut |x| {
         if let ExprKind::Var(v) = x.kind {
@@ -352,6 +353,7 @@ fn walk(
         conj: Vec::new(),
         frozen: Vec::new(),
     };
+    let has_goal = goal.is_some();
     if let Some(g) = goal {
         w.conj.push((
             Conjunct {
@@ -362,11 +364,24 @@ fn walk(
             Some(g),
         ));
     }
+    // The activation of the step after the path: the goal's (a path that ends with a return
+    // continues in the caller).
+    let after_end = path.len().checked_sub(1).map(|j| {
+        let a = act_of[j];
+        match (&edge(prog, path[j]).kind, acts[a].parent) {
+            (EdgeKind::Return(_), Some(p)) if has_goal => p,
+            _ => a,
+        }
+    });
     for j in (0..path.len()).rev() {
         let a = act_of[j];
+        let next = if j + 1 < path.len() {
+            Some(act_of[j + 1])
+        } else {
+            after_end
+        };
         // Entering a callee backward at its last step: freeze the caller's locals.
-        if j + 1 < path.len() && act_of[j + 1] != a && acts[a].parent == Some(act_of[j + 1]) {
-            let caller = act_of[j + 1];
+        if let Some(caller) = next.filter(|&n| n != a && acts[a].parent == Some(n)) {
             let cf = acts[caller].func;
             // The call's result temporary is frozen too, mentioned or not: the callee's
             // `return` assigns it.

@@ -227,6 +227,68 @@ fn a_fact_is_projected_across_the_read_of_an_input() {
     );
 }
 
+const RECURSIVE_RESULT: &str = r#"
+extern int __VERIFIER_nondet_int(void);
+void reach_error(void) {}
+int rec(int n) {
+  if (n <= 0) return 0;
+  return rec(n - 1) + 2;
+}
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int *p = &x;
+  int y = rec(2);
+  if (x <= *p - y) reach_error();   /* never: y == 4 and *p == x */
+  return 0;
+}
+"#;
+
+/// A caller fact after a call that mixes the result with caller locals no formal stands for
+/// (`x <= *p - r` after `r = rec(2)`): newton splits it into a return predicate of the callee
+/// (`\result <= 0`, what the fact needs of the result given the caller's state), the caller's
+/// half (`x < *p`, from `∃ r. r > 0 && x <= *p - r`), and the return predicates that explain
+/// the result through the recursion (`\result + 2 <= 0`, ...). Without them the Boolean
+/// program follows the refuted path again (seeds 61 and 62 of the progress test, reduced).
+#[test]
+fn a_fact_about_a_recursive_result_becomes_return_predicates() {
+    let prog = load("recursive_result.c", RECURSIVE_RESULT);
+    let pts = PointsTo::analyze(&prog);
+    let mut preds = PredicateSet::default();
+    let mut returns = Vec::new();
+    for _round in 0..6 {
+        let (_, path) = abstract_trace(&prog, &preds, None);
+        let Some(path) = path else { break };
+        let r = match newton::analyze(&prog, &pts, &preds, &path, &Default::default()) {
+            newton::Outcome::Infeasible(r) => r,
+            o => panic!("expected infeasible, got {}", newton::outcome_text(&o)),
+        };
+        assert!(!r.preds.is_empty(), "no new predicates:\n{:#?}", r.reasons);
+        returns.extend(
+            r.reasons
+                .iter()
+                .filter(|x| x.kind == "return" && x.scope == "rec")
+                .map(|x| x.predicate.clone()),
+        );
+        cir::pred::merge_into(&mut preds, r.preds);
+        let (bp, _) = abstract_trace(&prog, &preds, None);
+        let checker = check::Checker::new(&prog, &preds, &bp).expect("checker");
+        assert!(
+            !checker.follows_path(&path).expect("within budget"),
+            "the Boolean program still follows the refuted path\n{}",
+            cir::pred::predicate_file_text(&preds)
+        );
+    }
+    assert!(
+        abstract_trace(&prog, &preds, None).1.is_none(),
+        "the abstraction proves the program safe:\n{}",
+        cir::pred::predicate_file_text(&preds)
+    );
+    assert!(
+        returns.iter().any(|p| p.contains("\\result")) && returns.len() >= 2,
+        "return predicates of rec: {returns:?}"
+    );
+}
+
 /// Acceptance 4: newton's predicates refute the very path they come from, at `--cube-len inf`.
 #[test]
 fn new_predicates_make_the_refuted_path_infeasible_in_the_boolean_program() {

@@ -72,12 +72,19 @@ pub(super) fn project(prog: &Program, sem: Semantics, e: &Expr, elim: &[VarId]) 
         .filter(|v| vars.contains_key(v))
         .map(|&v| prog.var(v).name.clone())
         .collect();
-    let split = Split {
-        bound: &bound_names,
-        ranges: &ranges,
+    let mut split = Split {
+        bound: bound_names,
+        ranges,
+        fresh: Vec::new(),
     };
-    let cases = split.cases(Bool::and(&all))?;
-    let refs: Vec<&dyn Ast> = bound.iter().map(|b| b as &dyn Ast).collect();
+    let cases = split.cases(Bool::and(&all));
+    tracing::trace!(split = cases.is_some(), "projection: cases");
+    let cases = cases?;
+    let refs: Vec<&dyn Ast> = bound
+        .iter()
+        .chain(&split.fresh)
+        .map(|b| b as &dyn Ast)
+        .collect();
     let q = z3::ast::exists_const(&refs, &[], &Bool::or(&cases));
     let goal = Goal::new(false, false, false);
     goal.assert(&q);
@@ -95,6 +102,7 @@ pub(super) fn project(prog: &Program, sem: Semantics, e: &Expr, elim: &[VarId]) 
     for g in res.list_subgoals() {
         let mut conj: Option<Expr> = None;
         for f in g.get_formulas() {
+            tracing::trace!(formula = %f, "projection: qe gave");
             let x = rb.formula(&Dynamic::from_ast(&f as &dyn Ast))?;
             conj = Some(match conj {
                 None => x,
@@ -118,23 +126,30 @@ const TIME_BOUND: Duration = Duration::from_millis(500);
 /// At most this many cases after splitting, and this many quotients per `mod`/`div`.
 const MAX_CASES: usize = 16;
 const MAX_QUOTIENTS: i128 = 4;
+/// With more quotients, a `mod`/`div` by at most this constant gets its quotient as one more
+/// eliminated value instead of cases.
+const SMALL_DIVISOR: i128 = 64;
 
 /// Removes `mod`/`div` by a constant from the terms over eliminated values, by cases on the
 /// quotient: with `lo <= s <= hi` (interval arithmetic over the variables' type ranges) and
 /// `q` from `lo div k` to `hi div k`, `s mod k` is `s - q*k` and `s div k` is `q` where
-/// `q*k <= s < (q+1)*k`. Exact, and `∃` distributes over the cases. Z3's `qe` on
+/// `q*k <= s < (q+1)*k`. Exact, and `∃` distributes over the cases. With more quotients than
+/// [`MAX_QUOTIENTS`] and a divisor up to [`SMALL_DIVISOR`] (`n % 4` over an `int`), `q` becomes
+/// one more eliminated value (`fresh`) under the same constraint: linear again. Z3's `qe` on
 /// `∃n. (n + 2) mod 2^32 < x` (an unsigned wrap-around, the common case) runs for minutes;
 /// on the two cases it answers at once. Also refuses a product of an eliminated value with a
 /// non-constant (`qe` would need nonlinear elimination).
-struct Split<'a> {
-    bound: &'a BTreeSet<String>,
-    ranges: &'a BTreeMap<String, (i128, i128)>,
+struct Split {
+    bound: BTreeSet<String>,
+    ranges: BTreeMap<String, (i128, i128)>,
+    /// Quotients made eliminated values.
+    fresh: Vec<Int>,
 }
 
-impl Split<'_> {
+impl Split {
     /// The cases of `f`, each free of `mod`/`div` over eliminated values; `None` when an
     /// interval is unknown or too wide, the cases too many, or a product nonlinear.
-    fn cases(&self, f: Bool) -> Option<Vec<Bool>> {
+    fn cases(&mut self, f: Bool) -> Option<Vec<Bool>> {
         let mut done = Vec::new();
         let mut work = vec![f];
         while let Some(f) = work.pop() {
@@ -144,11 +159,24 @@ impl Split<'_> {
             };
             let (lo, hi) = self.interval(&s)?;
             let (qlo, qhi) = (lo.div_euclid(k), hi.div_euclid(k));
-            if qhi - qlo >= MAX_QUOTIENTS {
-                return None;
-            }
             let kk = Int::from_i128(k);
             let (m, d) = (s.modulo(&kk), s.div(&kk));
+            if qhi - qlo >= MAX_QUOTIENTS {
+                if k > SMALL_DIVISOR {
+                    return None;
+                }
+                let name = format!("quotient!{}", self.fresh.len());
+                let q = Int::new_const(name.as_str());
+                self.bound.insert(name.clone());
+                self.ranges.insert(name, (qlo, qhi));
+                let base = Int::mul(&[q.clone(), kk.clone()]);
+                let g = f.substitute(&[(&m, &Int::sub(&[s.clone(), base.clone()]))]);
+                let g = g.substitute(&[(&d, &q)]);
+                let next = Int::add(&[base.clone(), kk.clone()]);
+                work.push(Bool::and(&[g, base.le(&s), s.lt(&next)]));
+                self.fresh.push(q);
+                continue;
+            }
             for q in qlo..=qhi {
                 let base = Int::from_i128(q * k);
                 let rest = Int::sub(&[s.clone(), base.clone()]);
@@ -212,11 +240,14 @@ impl Split<'_> {
             Head::Const(name) => return self.ranges.get(&name).copied(),
             Head::App(op) => op,
         };
-        let args: Vec<Int> = t
-            .children()
-            .iter()
-            .map(|c| c.as_int())
-            .collect::<Option<_>>()?;
+        let args: Vec<Int> = if op == "if" || op == "ite" {
+            Vec::new()
+        } else {
+            t.children()
+                .iter()
+                .map(|c| c.as_int())
+                .collect::<Option<_>>()?
+        };
         let each = |i: usize| self.interval(args.get(i)?);
         match op.as_str() {
             "+" => args.iter().try_fold((0i128, 0i128), |(lo, hi), a| {
@@ -247,6 +278,14 @@ impl Split<'_> {
             "mod" if args.len() == 2 => {
                 let k = args[1].as_i128().filter(|&k| k > 0)?;
                 Some((0, k - 1))
+            }
+            "if" | "ite" => {
+                let c = t.children();
+                let (a, b) = (
+                    self.interval(&c.get(1)?.as_int()?)?,
+                    self.interval(&c.get(2)?.as_int()?)?,
+                );
+                Some((a.0.min(b.0), a.1.max(b.1)))
             }
             "div" if args.len() == 2 => {
                 let k = args[1].as_i128().filter(|&k| k > 0)?;
