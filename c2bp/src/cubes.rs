@@ -624,7 +624,36 @@ impl Enumerator<'_> {
             return Vec::new();
         }
         let atoms: Vec<Expr> = vs.vars.iter().map(|v| v.expr.clone()).collect();
+        let n = atoms.len();
         cx.session(&atoms, |s| {
+            // Unbounded length over few atoms: from the consistent valuations (model
+            // enumeration), as `Search::by_projection` does for φ; the search below enumerates
+            // every consistent cube (3^n of them) and took minutes at 17 atoms.
+            if max_len >= n
+                && n <= MAX_PROJECTION_ATOMS
+                && let Some(vals) = Search::project(s, n, None, INCONSISTENT_PROJECTION_BUDGET)
+            {
+                let search = Search {
+                    pruned: Vec::new(),
+                    goal: n,
+                    max_len: None,
+                    max_queries: self.max_queries,
+                };
+                if let Some(cs) = search.minimal_cubes(n, &vals, None) {
+                    let found: Vec<Cube> = cs
+                        .into_iter()
+                        .map(|(vars, vals)| {
+                            (0..n)
+                                .filter(|k| vars >> k & 1 == 1)
+                                .map(|k| (k, vals >> k & 1 == 1))
+                                .collect::<Cube>()
+                        })
+                        .filter(|c| must.is_none_or(|m| c.iter().any(|l| m.contains(&l.0))))
+                        .filter(|c| !known.iter().any(|d| subset(d, c)))
+                        .collect();
+                    return found;
+                }
+            }
             let mut found: Vec<Cube> = Vec::new();
             let mut queue: VecDeque<Cube> = VecDeque::new();
             let mut tried: HashSet<Cube> = HashSet::new();
@@ -705,6 +734,19 @@ type MaskCube = (u64, u64);
 /// Largest number of atoms for the projection method (valuations are `u64` bitmasks).
 const MAX_PROJECTION_ATOMS: usize = 24;
 
+/// At most this many valuations of φ (and of ¬φ) for [`Search::by_projection`]: one query
+/// each, against a search that, past it, examines up to [`NODES_PER_QUERY`] × `max_queries`
+/// cubes (seconds to minutes at 17 atoms).
+const PROJECTION_BUDGET: u64 = 2048;
+
+/// The cube search examines at most this many cubes per allowed query: a cube answered by an
+/// earlier model costs no query but a scan of the cubes found and the models kept, and at
+/// unbounded length over many atoms the cubes run into millions.
+const NODES_PER_QUERY: u64 = 4;
+
+/// At most this many consistent valuations for [`Enumerator::inconsistent_cubes`] by projection.
+const INCONSISTENT_PROJECTION_BUDGET: u64 = 4096;
+
 impl Search {
     /// An estimate of the queries of the plain search: two per cube of at most `max_len`
     /// literals over `n` atoms.
@@ -721,18 +763,20 @@ impl Search {
         total.saturating_mul(2)
     }
 
-    /// The valuations of the `n` atoms over the states where the goal literal holds, by model
-    /// enumeration with blocking clauses; `None` beyond `budget` valuations or on `unknown`.
+    /// The valuations of the `n` atoms over the states where the goal literal holds (all
+    /// states without one), by model enumeration with blocking clauses; `None` beyond `budget`
+    /// valuations or on `unknown`.
     fn project(
         s: &mut Session<'_>,
         n: usize,
-        goal: (usize, bool),
+        goal: Option<(usize, bool)>,
         budget: u64,
     ) -> Option<Vec<u64>> {
         s.push();
         let mut out = Vec::new();
+        let goal: Vec<(usize, bool)> = goal.into_iter().collect();
         let res = loop {
-            let (a, m) = s.check_model(&[goal]);
+            let (a, m) = s.check_model(&goal);
             match (a, m) {
                 (SatAnswer::Unsat, _) => break Some(()),
                 (SatAnswer::Sat, Some(m)) => {
@@ -752,9 +796,14 @@ impl Search {
     }
 
     /// The minimal cubes of at most `max_len` literals satisfied by no valuation of `avoid` and
-    /// by some valuation of `need` (generated in index order, so each once). `None` when the
-    /// node cap is exceeded.
-    fn minimal_cubes(&self, n: usize, avoid: &[u64], need: &[u64]) -> Option<Vec<MaskCube>> {
+    /// by some valuation of `need` (any cube without `need`; generated in index order, so each
+    /// once). `None` when the node cap is exceeded.
+    fn minimal_cubes(
+        &self,
+        n: usize,
+        avoid: &[u64],
+        need: Option<&[u64]>,
+    ) -> Option<Vec<MaskCube>> {
         let k = self.max_len.unwrap_or(n).min(n);
         let cap = self.max_queries.saturating_mul(10);
         let mut found: Vec<MaskCube> = Vec::new();
@@ -773,7 +822,7 @@ impl Search {
                     if nodes > cap {
                         return None;
                     }
-                    if !need.iter().any(|v| v & cv == cl) {
+                    if need.is_some_and(|need| !need.iter().any(|v| v & cv == cl)) {
                         continue;
                     }
                     if !avoid.iter().any(|v| v & cv == cl) {
@@ -800,9 +849,9 @@ impl Search {
         if n > MAX_PROJECTION_ATOMS || self.max_len.is_some() {
             return None;
         }
-        let budget = (self.enumeration_estimate(n) / 4).min(256);
-        let a = Self::project(s, n, (self.goal, false), budget)?;
-        let b = Self::project(s, n, (self.goal, true), budget)?;
+        let budget = (self.enumeration_estimate(n) / 4).min(PROJECTION_BUDGET);
+        let a = Self::project(s, n, Some((self.goal, false)), budget)?;
+        let b = Self::project(s, n, Some((self.goal, true)), budget)?;
         let queries = (a.len() + b.len() + 2) as u64;
         if a.is_empty() && !b.is_empty() {
             return Some((vec![Vec::new()], Vec::new(), false, queries));
@@ -811,8 +860,8 @@ impl Search {
             return Some((Vec::new(), vec![Vec::new()], false, queries));
         }
         // Cubes known inconsistent are never reported: the projections already exclude them.
-        let pos = self.minimal_cubes(n, &a, &b)?;
-        let neg = self.minimal_cubes(n, &b, &a)?;
+        let pos = self.minimal_cubes(n, &a, Some(&b))?;
+        let neg = self.minimal_cubes(n, &b, Some(&a))?;
         let back = |cs: Vec<MaskCube>| -> Vec<Cube> {
             cs.into_iter()
                 .map(|(vars, vals)| {
@@ -835,6 +884,7 @@ impl Search {
         let mut neg: Vec<Cube> = Vec::new();
         let mut inconsistent: Vec<Cube> = self.pruned.clone();
         let mut queries = 0u64;
+        let mut examined = 0u64;
         let mut capped = false;
         let mut queue: VecDeque<Node> = VecDeque::new();
         let mut sides: HashMap<Cube, (bool, bool)> = HashMap::new();
@@ -875,7 +925,10 @@ impl Search {
             {
                 continue;
             }
-            if queries >= self.max_queries {
+            examined += 1;
+            if queries >= self.max_queries
+                || examined > self.max_queries.saturating_mul(NODES_PER_QUERY)
+            {
                 capped = true;
                 break;
             }
