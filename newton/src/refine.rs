@@ -195,6 +195,44 @@ pub fn predicates(
     for &c in core {
         cx.conjunct(c, &mut unstated);
     }
+    // Return projections of the core's facts after a return together: each alone may say
+    // nothing of the result (`r == *p - 2` and `x == *p * 2` with `x == 0`: only both give
+    // `r == -2`).
+    for (b, act) in pf.acts.iter().enumerate() {
+        let (Some(r), Some(parent), Some(cs)) = (act.return_step, act.parent, act.call_step) else {
+            continue;
+        };
+        let after = r + 1;
+        if after >= path.len() || pf.act_of[after] != parent {
+            continue;
+        }
+        let mut origin = 0;
+        let group: Vec<Expr> = core
+            .iter()
+            .filter_map(|&c| {
+                let conj = &pf.conjuncts[c];
+                if conj.origin < after {
+                    return None;
+                }
+                origin = origin.max(conj.origin);
+                let (_, e) = conj.forms.iter().rev().find(|(p, _)| *p >= after)?;
+                Some(e.clone())
+            })
+            .collect();
+        if group.len() < 2 {
+            continue;
+        }
+        let Some(all) = Expr::join(BinOp::LogAnd, group) else {
+            continue;
+        };
+        if let Some((x, at_r)) = cx.return_projection(&all, b, cs, after) {
+            cx.add_atoms(&x, act.func, origin, after, "return");
+            cx.derive_in_callee(b, &x, origin);
+            if let Some(h) = cx.caller_side(&all, &at_r, cs, after) {
+                cx.add_atoms(&h, pf.acts[parent].func, origin, after, "projection");
+            }
+        }
+    }
     // Facts that hold only together: where two or more forms of the core mention values, the
     // projection of their conjunction (`n > 0` and `n == 2*g + 3` for the same input `n` say
     // nothing alone; together, `2*g + 3 > 0`).
