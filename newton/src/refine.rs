@@ -21,10 +21,10 @@
 //!   typically an overflow bound of no use). At a return, a caller fact about
 //!   the call's result becomes a *return predicate* of the callee over `\result` (the Constrain
 //!   paper's Fig. 3: `a < \result` in `foo`); when it also reads caller locals no formal stands
-//!   for, it is split ([`Ctx::return_projection`]): the callee learns what the fact needs of
+//!   for, it is split (`Ctx::return_projection`): the callee learns what the fact needs of
 //!   the result given the caller's state at the call (`∃` that state), the caller learns the
-//!   other half ([`Ctx::caller_side`]), and the callee's own weakest preconditions of the return
-//!   predicate give the return predicates of the calls it makes ([`Ctx::derive_in_callee`]:
+//!   other half (`Ctx::caller_side`), and the callee's own weakest preconditions of the return
+//!   predicate give the return predicates of the calls it makes (`Ctx::derive_in_callee`:
 //!   through a recursion, one per activation). Facts are split into atoms (`&&`, `||`, `!`, and
 //!   the conditionals of Morris's axiom), normalised ([`cir::pred::normalize`]), and atoms that
 //!   are constant, valid or unsatisfiable are dropped, as are predicates already present (also
@@ -159,7 +159,7 @@ struct Ctx<'a> {
     derivations: usize,
 }
 
-/// At most this many return predicates found by [`Ctx::return_projection`] per trace are
+/// At most this many return predicates found by `Ctx::return_projection` per trace are
 /// followed into their callees (each costs a path formula and a core-like walk; a recursive
 /// function yields one per activation).
 const RETURN_DERIVATIONS: usize = 8;
