@@ -34,7 +34,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use c2bp::trace::CStep;
 use cir::ir::{BinOp, EdgeKind, Expr, ExprKind, FuncId, Program, UnOp, VarId};
-use cir::pointsto::PointsTo;
+use cir::pointsto::{Loc, PointsTo};
 use cir::pred::{PredScope, Predicate, PredicateSet, normalize, parse_predicate, result_expr};
 use cir::smt::{Prover, SatAnswer, Semantics};
 use cir::types::CType;
@@ -157,7 +157,12 @@ struct Ctx<'a> {
     refutes: HashMap<String, Option<Expr>>,
     /// How many more return facts may be derived inside callees ([`RETURN_DERIVATIONS`]).
     derivations: usize,
+    /// How many more return projections may be tried ([`RETURN_PROJECTIONS`]).
+    attempts: usize,
 }
+
+/// At most this many return projections per trace (each a path formula and an elimination).
+const RETURN_PROJECTIONS: usize = 16;
 
 /// At most this many return predicates found by `Ctx::return_projection` per trace are
 /// followed into their callees (each costs a path formula and a core-like walk; a recursive
@@ -230,6 +235,10 @@ pub fn predicates(
             cx.derive_in_callee(b, &x, origin);
             if let Some(h) = cx.caller_side(&all, &at_r, cs, after) {
                 cx.add_atoms(&h, pf.acts[parent].func, origin, after, "projection");
+                if cx.derivations > 0 {
+                    cx.derivations -= 1;
+                    cx.derive_at(after, h, origin);
+                }
             }
         }
     }
@@ -336,6 +345,7 @@ impl<'a> Ctx<'a> {
             projections: HashMap::new(),
             refutes: HashMap::new(),
             derivations: RETURN_DERIVATIONS,
+            attempts: RETURN_PROJECTIONS,
         }
     }
 }
@@ -380,6 +390,10 @@ impl Ctx<'_> {
                 self.derive_in_callee(b, &x, conj.origin);
                 if let Some(h) = self.caller_side(e, &at_r, cs, after) {
                     self.add_atoms(&h, pf.acts[parent].func, conj.origin, after, "projection");
+                    if self.derivations > 0 {
+                        self.derivations -= 1;
+                        self.derive_at(after, h, conj.origin);
+                    }
                 }
             }
         }
@@ -642,29 +656,56 @@ impl Ctx<'_> {
     ) -> Option<(Expr, Expr)> {
         const MAX_NODES: usize = 256;
         let prog = self.prog;
-        let EdgeKind::Call { ret: Some(r), .. } = &edge(prog, self.path[cs]).kind else {
-            return None;
-        };
-        let r = *r;
-        if self.derivations == 0 || !cir::wp::mentions_var(e, r) {
+        if self.attempts == 0 || vars_of(e).iter().any(|v| v.0 as usize >= prog.vars.len()) {
             return None;
         }
-        if vars_of(e).iter().any(|v| v.0 as usize >= prog.vars.len()) {
+        let outputs = self.outputs(e, cs, after);
+        if outputs.is_empty() {
             return None;
         }
+        self.attempts -= 1;
+        // The written globals after the call are other values than before it: fresh variables
+        // of a copy of the program stand for them in the walk to the call.
         let caller = self.pf.act_of[cs];
-        let pf2 = path_formula_then(prog, self.pts, &self.path[..cs], e.clone()).ok()?;
+        let mut ext = prog.clone();
+        let mut post: BTreeMap<VarId, VarId> = BTreeMap::new();
+        for &o in &outputs {
+            if prog.var(o).is_global() {
+                let v = VarId(u32::try_from(ext.vars.len()).unwrap_or(u32::MAX));
+                let info = prog.var(o);
+                ext.vars.push(cir::ir::VarInfo {
+                    name: format!("{}@after", info.name),
+                    c_name: format!("{}@after", info.name),
+                    ty: info.ty.clone(),
+                    kind: cir::ir::VarKind::Temp(self.pf.acts[caller].func),
+                    pos: Default::default(),
+                });
+                post.insert(o, v);
+            } else {
+                post.insert(o, o);
+            }
+        }
+        let goal = cir::wp::subst_vars(e, &|v| {
+            post.get(&v)
+                .filter(|&&w| w != v)
+                .map(|&w| var_expr(&ext, w))
+        });
+        let pf2 = path_formula_then(&ext, self.pts, &self.path[..cs], goal).ok()?;
         let goal = pf2
             .conjuncts
             .last()
             .filter(|c| c.origin == cs)?
             .at_start
             .clone()?;
-        let rsym = pf2
-            .symbols
-            .iter()
-            .find(|s| matches!(s.kind, SymKind::Uninit { act, var } if act == caller && var == r))?
-            .var;
+        // The symbols of the outputs (their values at the caller's entry, never assigned on the
+        // way: free), by output.
+        let mut osym: BTreeMap<VarId, VarId> = BTreeMap::new();
+        for (&o, &w) in &post {
+            let s = pf2.symbols.iter().find(
+                |s| matches!(s.kind, SymKind::Uninit { act, var } if act == caller && var == w),
+            )?;
+            osym.insert(s.var, o);
+        }
         // The path's conditions that share values with the goal, transitively.
         let mut values: BTreeSet<VarId> = vars_of(&goal).into_iter().collect();
         let mut taken = vec![false; pf2.conjuncts.len()];
@@ -691,7 +732,10 @@ impl Ctx<'_> {
         if nodes > MAX_NODES {
             return None;
         }
-        let elim: Vec<VarId> = values.into_iter().filter(|&v| v != rsym).collect();
+        let elim: Vec<VarId> = values
+            .into_iter()
+            .filter(|v| !osym.contains_key(v))
+            .collect();
         tracing::debug!(all = %pf2.ext.show_expr(&all), "return projection: project");
         let x = if elim.is_empty() {
             Some(all)
@@ -700,21 +744,53 @@ impl Ctx<'_> {
                 .with_rlimit(self.prover.rlimit())
                 .project(&all, &elim)
         };
-        tracing::debug!(x = ?x.as_ref().map(|x| pf2.ext.show_expr(x)), "return projection: projected");
         let x = x?;
         let vs = vars_of(&x);
-        if vs.is_empty() || vs.iter().any(|&v| v != rsym) {
+        if vs.is_empty() || vs.iter().any(|v| !osym.contains_key(v)) {
             return None;
         }
-        let at_r = cir::wp::subst_vars(&x, &|v| (v == rsym).then(|| var_expr(prog, r)));
-        tracing::debug!(fact = %prog.show_expr(e), result = %prog.show_expr(&at_r), "return projection");
-        let kept = self.refuting_part(at_r, after)?;
+        let at_after = cir::wp::subst_vars(&x, &|v| osym.get(&v).map(|&o| var_expr(prog, o)));
+        tracing::debug!(fact = %prog.show_expr(e), outputs = %prog.show_expr(&at_after), "return projection");
+        let kept = self.refuting_part(at_after, after)?;
         let g = &prog.functions[self.pf.acts[b].func.0 as usize];
         let result = result_expr(g.ty.ret.clone());
+        let ret = self.ret_of(cs);
         Some((
-            cir::wp::subst_vars(&kept, &|v| (v == r).then(|| result.clone())),
+            cir::wp::subst_vars(&kept, &|v| (Some(v) == ret).then(|| result.clone())),
             kept,
         ))
+    }
+
+    /// The call's result temporary at step `cs`.
+    fn ret_of(&self, cs: usize) -> Option<VarId> {
+        match &edge(self.prog, self.path[cs]).kind {
+            EdgeKind::Call { ret, .. } => *ret,
+            _ => None,
+        }
+    }
+
+    /// What the call at `cs` outputs that `e` (after it, at `after`) reads: its result
+    /// temporary, and the globals an assignment between the call and `after` may write.
+    fn outputs(&self, e: &Expr, cs: usize, after: usize) -> Vec<VarId> {
+        let prog = self.prog;
+        let read = vars_of(e);
+        let mut out: Vec<VarId> = self
+            .ret_of(cs)
+            .filter(|r| read.contains(r))
+            .into_iter()
+            .collect();
+        for &g in read.iter().filter(|&&v| prog.var(v).is_global()) {
+            let written = (cs + 1..after).any(|j| match &edge(prog, self.path[j]).kind {
+                EdgeKind::Assign { lhs, .. } | EdgeKind::Havoc { lhs, .. } => {
+                    self.pts.objects(lhs).contains(&Loc::Var(g))
+                }
+                _ => false,
+            });
+            if written {
+                out.push(g);
+            }
+        }
+        out
     }
 
     /// The caller's half of a return projection `G(r)` for the fact `e` after the call at
@@ -724,16 +800,14 @@ impl Ctx<'_> {
     /// return predicates: `¬H ∧ ¬G(r)` implies `¬e`.
     fn caller_side(&mut self, e: &Expr, g: &Expr, cs: usize, after: usize) -> Option<Expr> {
         let prog = self.prog;
-        let EdgeKind::Call { ret: Some(r), .. } = &edge(prog, self.path[cs]).kind else {
-            return None;
-        };
+        let outputs = self.outputs(e, cs, after);
         let not_g = Expr {
             kind: ExprKind::Unary(UnOp::LogNot, Box::new(g.clone())),
             ty: CType::INT,
         };
         let both = Expr::join(BinOp::LogAnd, [not_g, e.clone()])?;
-        let h = project_terms(prog, self.prover, &both, &[*r])?;
-        if cir::wp::mentions_var(&h, *r) || vars_of(&h).is_empty() {
+        let h = project_terms(prog, self.prover, &both, &outputs)?;
+        if outputs.iter().any(|&o| cir::wp::mentions_var(&h, o)) || vars_of(&h).is_empty() {
             return None;
         }
         tracing::debug!(fact = %prog.show_expr(e), caller = %prog.show_expr(&h), "return projection: caller side");
@@ -756,13 +830,23 @@ impl Ctx<'_> {
         let (Some(rs), Some(cs)) = (act.return_step, act.call_step) else {
             return;
         };
-        let EdgeKind::Call { ret: Some(r), .. } = &edge(prog, self.path[cs]).kind else {
-            return;
-        };
         // Right after the return, over the caller's result temporary: the walk back through
         // the return reads it as the returned value.
-        let goal = cir::pred::subst_result(g, &var_expr(prog, *r));
-        let end = rs + 1;
+        let goal = match self.ret_of(cs) {
+            Some(r) => cir::pred::subst_result(g, &var_expr(prog, r)),
+            None if !cir::pred::mentions_result(g) => g.clone(),
+            None => return,
+        };
+        self.derive_at(rs + 1, goal, origin);
+    }
+
+    /// The weakest preconditions of `goal` (over program variables, before step `end`) along
+    /// the path, treated as a core conjunct: the facts that explain a return predicate inside
+    /// its callee ([`Self::derive_in_callee`]), or a caller's half of a return projection
+    /// before the call (`x < *p` after the call is `x < x` right after `p = &x`). Reasons name
+    /// the core assume `origin`.
+    fn derive_at(&mut self, end: usize, goal: Expr, origin: usize) {
+        let prog = self.prog;
         let Ok(pf3) = path_formula_then(prog, self.pts, &self.path[..end], goal) else {
             return;
         };
@@ -780,6 +864,7 @@ impl Ctx<'_> {
         sub.pending = std::mem::take(&mut self.pending);
         sub.refutes = std::mem::take(&mut self.refutes);
         sub.derivations = self.derivations;
+        sub.attempts = self.attempts;
         let from = sub.pending.len();
         sub.conjunct(c, &mut BTreeSet::new());
         for (_, reason) in &mut sub.pending[from..] {
@@ -789,6 +874,7 @@ impl Ctx<'_> {
         self.pending = sub.pending;
         self.refutes = sub.refutes;
         self.derivations = sub.derivations;
+        self.attempts = sub.attempts;
     }
 
     /// A callee's condition (conjunct `c`'s assume) that still holds at its activation's

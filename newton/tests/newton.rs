@@ -289,6 +289,60 @@ fn a_fact_about_a_recursive_result_becomes_return_predicates() {
     );
 }
 
+const GLOBAL_OUTPUT: &str = r#"
+void reach_error(void) {}
+int g;
+void add(int *q, int d) { *q = *q + d; }
+int main(void) {
+  int x = g;
+  int *p = &x;
+  add(&g, 0);
+  if (g + *p < 0) reach_error();   /* never: g == 0 and *p == 0 */
+  return 0;
+}
+"#;
+
+/// A caller fact after a call that reads a global the callee writes (through a pointer) and
+/// caller memory (`g + *p < 0` after `add(&g, 0)`): the callee's half is a fact over the
+/// global after the call (`g < 0`, explained inside `add`), the caller's over `*p` (seed 194
+/// of the progress test, reduced).
+#[test]
+fn a_fact_about_a_global_the_callee_writes_is_split_at_the_return() {
+    let prog = load("global_output.c", GLOBAL_OUTPUT);
+    let pts = PointsTo::analyze(&prog);
+    let mut preds = PredicateSet::default();
+    let mut kinds = Vec::new();
+    for _round in 0..6 {
+        let (_, path) = abstract_trace(&prog, &preds, None);
+        let Some(path) = path else { break };
+        let r = match newton::analyze(&prog, &pts, &preds, &path, &Default::default()) {
+            newton::Outcome::Infeasible(r) => r,
+            o => panic!("expected infeasible, got {}", newton::outcome_text(&o)),
+        };
+        assert!(!r.preds.is_empty(), "no new predicates:\n{:#?}", r.reasons);
+        kinds.extend(r.reasons.iter().map(|x| (x.kind.clone(), x.scope.clone())));
+        cir::pred::merge_into(&mut preds, r.preds);
+        let (bp, _) = abstract_trace(&prog, &preds, None);
+        let checker = check::Checker::new(&prog, &preds, &bp).expect("checker");
+        assert!(
+            !checker.follows_path(&path).expect("within budget"),
+            "the Boolean program still follows the refuted path\n{}",
+            cir::pred::predicate_file_text(&preds)
+        );
+    }
+    assert!(
+        abstract_trace(&prog, &preds, None).1.is_none(),
+        "the abstraction proves the program safe:\n{}",
+        cir::pred::predicate_file_text(&preds)
+    );
+    assert!(
+        kinds.iter().any(|(k, s)| k == "return" && s == "global")
+            && kinds.iter().any(|(k, s)| k == "projection" && s == "main"),
+        "{kinds:?}\n{}",
+        cir::pred::predicate_file_text(&preds)
+    );
+}
+
 /// Acceptance 4: newton's predicates refute the very path they come from, at `--cube-len inf`.
 #[test]
 fn new_predicates_make_the_refuted_path_infeasible_in_the_boolean_program() {
