@@ -21,11 +21,12 @@
 //!   typically an overflow bound of no use). At a return, a caller fact about
 //!   the call's result becomes a *return predicate* of the callee over `\result` (the Constrain
 //!   paper's Fig. 3: `a < \result` in `foo`); when it also reads caller locals no formal stands
-//!   for, it is split (`Ctx::return_projection`): the callee learns what the fact needs of
-//!   the result given the caller's state at the call (`∃` that state), the caller learns the
-//!   other half (`Ctx::caller_side`), and the callee's own weakest preconditions of the return
-//!   predicate give the return predicates of the calls it makes (`Ctx::derive_in_callee`:
-//!   through a recursion, one per activation). Facts are split into atoms (`&&`, `||`, `!`, and
+//!   for, or reads a global the callee writes, it is split (`Ctx::return_projection`): the
+//!   callee learns what the fact needs of its outputs (result, written globals) given the
+//!   caller's state at the call (`∃` that state), the caller learns the other half
+//!   (`Ctx::caller_side`, with its weakest preconditions before the call), and the callee's own
+//!   weakest preconditions of its half give the return predicates of the calls it makes
+//!   (`Ctx::derive_in_callee`: through a recursion, one per activation). Facts are split into atoms (`&&`, `||`, `!`, and
 //!   the conditionals of Morris's axiom), normalised ([`cir::pred::normalize`]), and atoms that
 //!   are constant, valid or unsatisfiable are dropped, as are predicates already present (also
 //!   as their negation).
