@@ -53,6 +53,14 @@ fn ty(k: IntKind) -> CType {
     CType::Int(k)
 }
 
+/// The id of a variable expression made by [`var`].
+fn var_id(e: &Expr) -> cir::ir::VarId {
+    match e.kind {
+        ExprKind::Var(v) => v,
+        _ => panic!("not a variable"),
+    }
+}
+
 fn var(p: &Program, name: &str) -> Expr {
     let (i, info) = p
         .vars
@@ -765,10 +773,7 @@ fn projection_eliminates_a_value_and_reads_back_as_c() {
     let p = ilp32();
     let pr = Prover::new(&p, INT);
     let (u, x, y) = (var(&p, "u"), var(&p, "x"), var(&p, "y"));
-    let uid = match u.kind {
-        ExprKind::Var(v) => v,
-        _ => unreachable!(),
-    };
+    let uid = var_id(&u);
     // ∃u. u + 2u < x  (unsigned comparison): x converted to unsigned is not 0.
     let e = bin(
         &p,
@@ -829,10 +834,7 @@ fn projection_eliminates_a_value_and_reads_back_as_c() {
     assert!(same(&r, &want), "{text}");
     // ∃x. x % 4 > 2 && y + x <= 1  (C's truncating remainder of an int: far too many
     // quotients to split, so the quotient is eliminated too): x is at least 3, so y <= -2.
-    let xid = match x.kind {
-        ExprKind::Var(v) => v,
-        _ => unreachable!(),
-    };
+    let xid = var_id(&x);
     let e = bin(
         &p,
         BinOp::LogAnd,

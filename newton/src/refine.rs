@@ -21,15 +21,15 @@
 //!   typically an overflow bound of no use). At a return, a caller fact about
 //!   the call's result becomes a *return predicate* of the callee over `\result` (the Constrain
 //!   paper's Fig. 3: `a < \result` in `foo`); when it also reads caller locals no formal stands
-//!   for, or reads a global the callee writes, it is split (`Ctx::return_projection`): the
+//!   for, or reads a global the callee writes, it is split (`Ctx::split_at_return`): the
 //!   callee learns what the fact needs of its outputs (result, written globals) given the
 //!   caller's state at the call (`∃` that state), the caller learns the other half
 //!   (`Ctx::caller_side`, with its weakest preconditions before the call), and the callee's own
 //!   weakest preconditions of its half give the return predicates of the calls it makes
-//!   (`Ctx::derive_in_callee`: through a recursion, one per activation). Facts are split into atoms (`&&`, `||`, `!`, and
-//!   the conditionals of Morris's axiom), normalised ([`cir::pred::normalize`]), and atoms that
-//!   are constant, valid or unsatisfiable are dropped, as are predicates already present (also
-//!   as their negation).
+//!   (`Ctx::derive_in_callee`: through a recursion, one per activation). Facts are split into
+//!   atoms (`&&`, `||`, `!`, and the conditionals of Morris's axiom), normalised
+//!   ([`cir::pred::normalize`]), and atoms that are constant, valid or unsatisfiable are
+//!   dropped, as are predicates already present (also as their negation).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -40,7 +40,7 @@ use cir::pred::{PredScope, Predicate, PredicateSet, normalize, parse_predicate, 
 use cir::smt::{Prover, SatAnswer, Semantics};
 use cir::types::CType;
 
-use crate::symbolic::{PathFormula, SymKind, edge, owner, path_formula_then, vars_of};
+use crate::symbolic::{PathFormula, SymKind, edge, fresh_var, owner, path_formula_then, vars_of};
 
 /// Whether the path formula is satisfiable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,7 +156,7 @@ struct Ctx<'a> {
     projections: HashMap<String, Option<Expr>>,
     /// The refuting part of a projection at a point, by point and canonical text.
     refutes: HashMap<String, Option<Expr>>,
-    /// How many more return facts may be derived inside callees ([`RETURN_DERIVATIONS`]).
+    /// How many more halves of return projections may be derived ([`RETURN_DERIVATIONS`]).
     derivations: usize,
     /// How many more return projections may be tried ([`RETURN_PROJECTIONS`]).
     attempts: usize,
@@ -167,9 +167,9 @@ struct Ctx<'a> {
 /// (0.19 s without them), 4 about half that, and every generated program fixed by them passes.
 const RETURN_PROJECTIONS: usize = 4;
 
-/// At most this many return predicates found by `Ctx::return_projection` per trace are
-/// followed into their callees (each costs a path formula and a core-like walk; a recursive
-/// function yields one per activation).
+/// At most this many halves of return projections per trace get their weakest preconditions
+/// (`Ctx::derive_at`: each costs a path formula and a core-like walk; a recursive function
+/// yields one per activation).
 const RETURN_DERIVATIONS: usize = 8;
 
 /// The new predicates (not in `existing`) that the core of an infeasible path yields, with the
@@ -207,7 +207,7 @@ pub fn predicates(
     // nothing of the result (`r == *p - 2` and `x == *p * 2` with `x == 0`: only both give
     // `r == -2`).
     for (b, act) in pf.acts.iter().enumerate() {
-        let (Some(r), Some(parent), Some(cs)) = (act.return_step, act.parent, act.call_step) else {
+        let (Some(r), Some(parent)) = (act.return_step, act.parent) else {
             continue;
         };
         let after = r + 1;
@@ -233,17 +233,7 @@ pub fn predicates(
         let Some(all) = Expr::join(BinOp::LogAnd, group) else {
             continue;
         };
-        if let Some((x, at_r)) = cx.return_projection(&all, b, cs, after) {
-            cx.add_atoms(&x, act.func, origin, after, "return");
-            cx.derive_in_callee(b, &x, origin);
-            if let Some(h) = cx.caller_side(&all, &at_r, cs, after) {
-                cx.add_atoms(&h, pf.acts[parent].func, origin, after, "projection");
-                if cx.derivations > 0 {
-                    cx.derivations -= 1;
-                    cx.derive_at(after, h, origin);
-                }
-            }
-        }
+        cx.split_at_return(&all, b, after, origin);
     }
     // Facts that hold only together: where two or more forms of the core mention values, the
     // projection of their conjunction (`n > 0` and `n == 2*g + 3` for the same input `n` say
@@ -300,14 +290,12 @@ fn project_terms(prog: &Program, prover: &Prover<'_>, e: &Expr, elim: &[VarId]) 
             if let Some((v, _)) = terms.iter().find(|(_, t)| *t == x) {
                 return var_expr(&ext, *v);
             }
-            let v = VarId(u32::try_from(ext.vars.len()).unwrap_or(u32::MAX));
-            ext.vars.push(cir::ir::VarInfo {
-                name: format!("term!{}", terms.len()),
-                c_name: format!("term!{}", terms.len()),
-                ty: x.ty.clone(),
-                kind: cir::ir::VarKind::Temp(FuncId(0)),
-                pos: Default::default(),
-            });
+            let v = fresh_var(
+                &mut ext,
+                x.ty.clone(),
+                format!("term!{}", terms.len()),
+                FuncId(0),
+            );
             terms.push((v, x));
             var_expr(&ext, v)
         }
@@ -388,16 +376,8 @@ impl Ctx<'_> {
             };
             if let Some(x) = self.restate_return(e, b, cs) {
                 self.add_atoms(&x, act.func, conj.origin, after, "return");
-            } else if let Some((x, at_r)) = self.return_projection(e, b, cs, after) {
-                self.add_atoms(&x, act.func, conj.origin, after, "return");
-                self.derive_in_callee(b, &x, conj.origin);
-                if let Some(h) = self.caller_side(e, &at_r, cs, after) {
-                    self.add_atoms(&h, pf.acts[parent].func, conj.origin, after, "projection");
-                    if self.derivations > 0 {
-                        self.derivations -= 1;
-                        self.derive_at(after, h, conj.origin);
-                    }
-                }
+            } else {
+                self.split_at_return(e, b, after, conj.origin);
             }
         }
         // Return predicates from the callee's own condition, carried forward to its return.
@@ -641,6 +621,26 @@ impl Ctx<'_> {
         ok.get().then_some(x)
     }
 
+    /// The predicates of a return projection of the caller fact `e` right after activation
+    /// `b` returns (at `after`): the callee's half, its explanation inside the callee, the
+    /// caller's half and its weakest preconditions before the call. Reasons name `origin`.
+    fn split_at_return(&mut self, e: &Expr, b: usize, after: usize, origin: usize) {
+        let act = &self.pf.acts[b];
+        let (Some(cs), Some(parent)) = (act.call_step, act.parent) else {
+            return;
+        };
+        let (callee, caller) = (act.func, self.pf.acts[parent].func);
+        let Some((x, at_after)) = self.return_projection(e, b, cs, after) else {
+            return;
+        };
+        self.add_atoms(&x, callee, origin, after, "return");
+        self.derive_in_callee(b, &x, origin);
+        if let Some(h) = self.caller_side(e, &at_after, cs, after) {
+            self.add_atoms(&h, caller, origin, after, "projection");
+            self.derive_at(after, h, origin);
+        }
+    }
+
     /// A caller fact `e` right after the return of activation `b` (called at step `cs`) that
     /// mentions the call's result and caller locals no formal stands for (`x0 <= *p0 - r`
     /// after `r = rec(3)`, with `p0 == &x0`): what it says of the result alone given the
@@ -674,15 +674,9 @@ impl Ctx<'_> {
         let mut post: BTreeMap<VarId, VarId> = BTreeMap::new();
         for &o in &outputs {
             if prog.var(o).is_global() {
-                let v = VarId(u32::try_from(ext.vars.len()).unwrap_or(u32::MAX));
                 let info = prog.var(o);
-                ext.vars.push(cir::ir::VarInfo {
-                    name: format!("{}@after", info.name),
-                    c_name: format!("{}@after", info.name),
-                    ty: info.ty.clone(),
-                    kind: cir::ir::VarKind::Temp(self.pf.acts[caller].func),
-                    pos: Default::default(),
-                });
+                let name = format!("{}@after", info.name);
+                let v = fresh_var(&mut ext, info.ty.clone(), name, self.pf.acts[caller].func);
                 post.insert(o, v);
             } else {
                 post.insert(o, o);
@@ -824,10 +818,6 @@ impl Ctx<'_> {
     /// `b` makes (`r + 2 <= 0` after `r = rec(n - 1)` gives `\result + 2 <= 0`), recursively,
     /// within [`RETURN_DERIVATIONS`]. Reasons name the core assume `origin`.
     fn derive_in_callee(&mut self, b: usize, g: &Expr, origin: usize) {
-        if self.derivations == 0 {
-            return;
-        }
-        self.derivations -= 1;
         let prog = self.prog;
         let act = &self.pf.acts[b];
         let (Some(rs), Some(cs)) = (act.return_step, act.call_step) else {
@@ -849,6 +839,10 @@ impl Ctx<'_> {
     /// before the call (`x < *p` after the call is `x < x` right after `p = &x`). Reasons name
     /// the core assume `origin`.
     fn derive_at(&mut self, end: usize, goal: Expr, origin: usize) {
+        if self.derivations == 0 {
+            return;
+        }
+        self.derivations -= 1;
         let prog = self.prog;
         let Ok(pf3) = path_formula_then(prog, self.pts, &self.path[..end], goal) else {
             return;

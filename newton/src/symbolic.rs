@@ -147,6 +147,20 @@ fn var_expr(prog: &Program, v: VarId) -> Expr {
     }
 }
 
+/// A new temporary of `func` in `ext` (an extended copy of a program): symbols of the path
+/// formula, and the stand-ins newton's projections use.
+pub(crate) fn fresh_var(ext: &mut Program, ty: CType, name: String, func: FuncId) -> VarId {
+    let id = VarId(u32::try_from(ext.vars.len()).unwrap_or(u32::MAX));
+    ext.vars.push(VarInfo {
+        c_name: name.clone(),
+        name,
+        ty,
+        kind: VarKind::Temp(func),
+        pos: Default::default(),
+    });
+    id
+}
+
 /// The variables `e` reads.
 pub(crate) fn vars_of(e: &Expr) -> BTreeSet<VarId> {
     let mut out = BTreeSet::new();
@@ -240,14 +254,7 @@ struct Walker<'a> {
 
 impl Walker<'_> {
     fn fresh(&mut self, ty: CType, name: String, func: FuncId, kind: SymKind) -> VarId {
-        let id = VarId(u32::try_from(self.ext.vars.len()).unwrap_or(u32::MAX));
-        self.ext.vars.push(VarInfo {
-            c_name: name.clone(),
-            name,
-            ty,
-            kind: VarKind::Temp(func),
-            pos: Default::default(),
-        });
+        let id = fresh_var(&mut self.ext, ty, name, func);
         self.symbols.push(Symbol { var: id, kind });
         id
     }

@@ -227,6 +227,39 @@ fn a_fact_is_projected_across_the_read_of_an_input() {
     );
 }
 
+/// Refines `prog` from no predicates with newton at `--cube-len inf` (at most 6 rounds),
+/// asserting that every round's predicates are new and leave the Boolean program no run along
+/// the path they refute, and that the abstraction ends safe; the reasons of all rounds.
+fn refine_until_safe(prog: &Program) -> Vec<newton::refine::Reason> {
+    let pts = PointsTo::analyze(prog);
+    let mut preds = PredicateSet::default();
+    let mut reasons = Vec::new();
+    for _round in 0..6 {
+        let (_, path) = abstract_trace(prog, &preds, None);
+        let Some(path) = path else { break };
+        let r = match newton::analyze(prog, &pts, &preds, &path, &Default::default()) {
+            newton::Outcome::Infeasible(r) => r,
+            o => panic!("expected infeasible, got {}", newton::outcome_text(&o)),
+        };
+        assert!(!r.preds.is_empty(), "no new predicates:\n{:#?}", r.reasons);
+        reasons.extend(r.reasons);
+        cir::pred::merge_into(&mut preds, r.preds);
+        let (bp, _) = abstract_trace(prog, &preds, None);
+        let checker = check::Checker::new(prog, &preds, &bp).expect("checker");
+        assert!(
+            !checker.follows_path(&path).expect("within budget"),
+            "the Boolean program still follows the refuted path\n{}",
+            cir::pred::predicate_file_text(&preds)
+        );
+    }
+    assert!(
+        abstract_trace(prog, &preds, None).1.is_none(),
+        "the abstraction proves the program safe:\n{}",
+        cir::pred::predicate_file_text(&preds)
+    );
+    reasons
+}
+
 const RECURSIVE_RESULT: &str = r#"
 extern int __VERIFIER_nondet_int(void);
 void reach_error(void) {}
@@ -252,37 +285,12 @@ int main(void) {
 #[test]
 fn a_fact_about_a_recursive_result_becomes_return_predicates() {
     let prog = load("recursive_result.c", RECURSIVE_RESULT);
-    let pts = PointsTo::analyze(&prog);
-    let mut preds = PredicateSet::default();
-    let mut returns = Vec::new();
-    for _round in 0..6 {
-        let (_, path) = abstract_trace(&prog, &preds, None);
-        let Some(path) = path else { break };
-        let r = match newton::analyze(&prog, &pts, &preds, &path, &Default::default()) {
-            newton::Outcome::Infeasible(r) => r,
-            o => panic!("expected infeasible, got {}", newton::outcome_text(&o)),
-        };
-        assert!(!r.preds.is_empty(), "no new predicates:\n{:#?}", r.reasons);
-        returns.extend(
-            r.reasons
-                .iter()
-                .filter(|x| x.kind == "return" && x.scope == "rec")
-                .map(|x| x.predicate.clone()),
-        );
-        cir::pred::merge_into(&mut preds, r.preds);
-        let (bp, _) = abstract_trace(&prog, &preds, None);
-        let checker = check::Checker::new(&prog, &preds, &bp).expect("checker");
-        assert!(
-            !checker.follows_path(&path).expect("within budget"),
-            "the Boolean program still follows the refuted path\n{}",
-            cir::pred::predicate_file_text(&preds)
-        );
-    }
-    assert!(
-        abstract_trace(&prog, &preds, None).1.is_none(),
-        "the abstraction proves the program safe:\n{}",
-        cir::pred::predicate_file_text(&preds)
-    );
+    let reasons = refine_until_safe(&prog);
+    let returns: Vec<&String> = reasons
+        .iter()
+        .filter(|x| x.kind == "return" && x.scope == "rec")
+        .map(|x| &x.predicate)
+        .collect();
     assert!(
         returns.iter().any(|p| p.contains("\\result")) && returns.len() >= 2,
         "return predicates of rec: {returns:?}"
@@ -309,37 +317,14 @@ int main(void) {
 #[test]
 fn a_fact_about_a_global_the_callee_writes_is_split_at_the_return() {
     let prog = load("global_output.c", GLOBAL_OUTPUT);
-    let pts = PointsTo::analyze(&prog);
-    let mut preds = PredicateSet::default();
-    let mut kinds = Vec::new();
-    for _round in 0..6 {
-        let (_, path) = abstract_trace(&prog, &preds, None);
-        let Some(path) = path else { break };
-        let r = match newton::analyze(&prog, &pts, &preds, &path, &Default::default()) {
-            newton::Outcome::Infeasible(r) => r,
-            o => panic!("expected infeasible, got {}", newton::outcome_text(&o)),
-        };
-        assert!(!r.preds.is_empty(), "no new predicates:\n{:#?}", r.reasons);
-        kinds.extend(r.reasons.iter().map(|x| (x.kind.clone(), x.scope.clone())));
-        cir::pred::merge_into(&mut preds, r.preds);
-        let (bp, _) = abstract_trace(&prog, &preds, None);
-        let checker = check::Checker::new(&prog, &preds, &bp).expect("checker");
-        assert!(
-            !checker.follows_path(&path).expect("within budget"),
-            "the Boolean program still follows the refuted path\n{}",
-            cir::pred::predicate_file_text(&preds)
-        );
-    }
+    let reasons = refine_until_safe(&prog);
+    let kinds: Vec<(&str, &str)> = reasons
+        .iter()
+        .map(|x| (x.kind.as_str(), x.scope.as_str()))
+        .collect();
     assert!(
-        abstract_trace(&prog, &preds, None).1.is_none(),
-        "the abstraction proves the program safe:\n{}",
-        cir::pred::predicate_file_text(&preds)
-    );
-    assert!(
-        kinds.iter().any(|(k, s)| k == "return" && s == "global")
-            && kinds.iter().any(|(k, s)| k == "projection" && s == "main"),
-        "{kinds:?}\n{}",
-        cir::pred::predicate_file_text(&preds)
+        kinds.contains(&("return", "global")) && kinds.contains(&("projection", "main")),
+        "{kinds:?}"
     );
 }
 

@@ -77,9 +77,7 @@ pub(super) fn project(prog: &Program, sem: Semantics, e: &Expr, elim: &[VarId]) 
         ranges,
         fresh: Vec::new(),
     };
-    let cases = split.cases(Bool::and(&all));
-    tracing::trace!(split = cases.is_some(), "projection: cases");
-    let cases = cases?;
+    let cases = split.cases(Bool::and(&all))?;
     let refs: Vec<&dyn Ast> = bound
         .iter()
         .chain(&split.fresh)
