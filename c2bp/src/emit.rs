@@ -10,6 +10,7 @@
 //! | call of a defined `R` | actual temporaries (`actuals`), the call into return temporaries (`call`), the caller predicates the call may change (`effects`) |
 //! | nondet / external call | predicates over the result or over memory the callee may write become `*` (`effects`) |
 //! | `return e` | return predicates over `\result := e` (`return`); the exit node returns `E_r` (`exit`) |
+//! | after `assign`, `havoc`, a call's `effects` | `assume` excluding the inconsistent cubes that mix global and local predicates and contain an assigned one (`consistency`; `enforce` cannot hold them) |
 //! | error | `assert F` (`error`) |
 //! | `abort()`/`exit()` | `assume F` (`halt`) |
 //!
@@ -181,6 +182,10 @@ struct FnCx<'s, 'a, 'c, 'z> {
     temps: Vec<String>,
     stats: ProcStats,
     local_cubes: Option<LocalCubes>,
+    /// The inconsistent cubes of `enforce`'s length that mix global and local predicates:
+    /// excluded after each statement that assigns one of their predicates (not by `enforce`,
+    /// see [`FnCx::enforce`]).
+    mixed: Vec<Cube>,
 }
 
 /// Translates functions one after the other in one Z3 context and solver: a solver costs
@@ -227,6 +232,7 @@ fn translate_in(sh: &Shared<'_>, cx: &mut SolverCx<'_>, fid: FuncId) -> ProcOut 
             ..ProcStats::default()
         },
         local_cubes: None,
+        mixed: Vec::new(),
     };
     let text = cx.procedure();
     cx.stats.seconds = start.elapsed().as_secs_f64();
@@ -284,6 +290,45 @@ impl FnCx<'_, '_, '_, '_> {
         let lhs: Vec<&str> = targets.iter().map(|t| t.0.as_str()).collect();
         let rhs: Vec<&str> = targets.iter().map(|t| t.1.as_str()).collect();
         Some(format!("{} := {};", lhs.join(", "), rhs.join(", ")))
+    }
+
+    /// After a statement that assigns the predicates `targets` (by name), when every predicate
+    /// of the procedure holds its true value again: `assume` that excludes the inconsistent
+    /// cubes mixing global and local predicates that contain one of them. Cartesian
+    /// abstraction updates each predicate on its own, so without it an update can pair a
+    /// global predicate with local ones no concrete state satisfies together (`g == 0`, with
+    /// `q == &g` and `*q == 2` local); `enforce` cannot exclude these cubes (see
+    /// [`FnCx::enforce`]).
+    fn consistency(&self, targets: &[(String, String)]) -> Option<St> {
+        let assigned: BTreeSet<usize> = targets
+            .iter()
+            .filter_map(|(name, _)| self.body.vars.iter().position(|v| v.name == *name))
+            .collect();
+        self.excluding(&assigned)
+    }
+
+    /// `assume` excluding the mixed inconsistent cubes with a literal over `assigned` (indices
+    /// into the body's predicates), if any.
+    fn excluding(&self, assigned: &BTreeSet<usize>) -> Option<St> {
+        if self.mixed.is_empty() || assigned.is_empty() {
+            return None;
+        }
+        let mut parts: Vec<String> = self
+            .mixed
+            .iter()
+            .filter(|c| c.iter().any(|l| assigned.contains(&l.0)))
+            .map(|c| format!("!{}", self.body.cube_text(c)))
+            .collect();
+        let cond = match parts.len() {
+            0 => return None,
+            1 => parts.remove(0),
+            // The printer's form, as for `enforce`.
+            _ => format!("({})", parts.join(" & ")),
+        };
+        Some(St {
+            part: "consistency",
+            text: format!("assume {cond};"),
+        })
     }
 
     /// The variables in scope for an edge: the body's, plus the return temporaries of the call
@@ -573,6 +618,11 @@ impl FnCx<'_, '_, '_, '_> {
         // read the same globals) wait for the `effects` statement — the clause would cut real
         // runs there (found by slam-run's end-to-end fuzzing: `g == 0` global, `g < 1` local).
         let mixed = |c: &Cube| c.iter().any(|l| l.0 < g) && c.iter().any(|l| l.0 >= g);
+        self.mixed = cubes
+            .iter()
+            .filter(|c| c.len() <= len && mixed(c))
+            .cloned()
+            .collect();
         let mut parts: Vec<String> = cubes
             .iter()
             .filter(|c| c.len() <= len && !mixed(c))
@@ -713,7 +763,9 @@ impl FnCx<'_, '_, '_, '_> {
                     let text = self.choose(&vs, w.as_ref());
                     targets.push((self.body.vars[i].name.clone(), text));
                 }
-                vec![vec![Self::stmt("assign", Self::assignment(&targets))]]
+                let mut st = vec![Self::stmt("assign", Self::assignment(&targets))];
+                st.extend(self.consistency(&targets));
+                vec![st]
             }
             EdgeKind::Havoc { lhs, .. } => {
                 let mut targets = Vec::new();
@@ -723,7 +775,9 @@ impl FnCx<'_, '_, '_, '_> {
                         targets.push((self.body.vars[i].name.clone(), t));
                     }
                 }
-                vec![vec![Self::stmt("havoc", Self::assignment(&targets))]]
+                let mut st = vec![Self::stmt("havoc", Self::assignment(&targets))];
+                st.extend(self.consistency(&targets));
+                vec![st]
             }
             EdgeKind::Assume(c) => {
                 let g = if self.havoc_all() {
@@ -890,10 +944,16 @@ impl FnCx<'_, '_, '_, '_> {
             after.push(prog, self.sh.pts, name, &x);
         }
         let mut effects = Vec::new();
+        // The predicates the call may change: global ones over what it modifies, and the
+        // caller's it updates.
+        let mut assigned: BTreeSet<usize> = (0..g_count)
+            .filter(|&i| reads_any(self.sh.pts, &self.body.vars[i].expr, m))
+            .collect();
         for i in changed {
             let x = self.body.vars[i].expr.clone();
             let t = self.choose(&after, Some(&x));
             effects.push((self.body.vars[i].name.clone(), t));
+            assigned.insert(i);
         }
         if let Some(a) = Self::assignment(&effects) {
             out.push(St {
@@ -901,6 +961,7 @@ impl FnCx<'_, '_, '_, '_> {
                 text: a,
             });
         }
+        out.extend(self.excluding(&assigned));
         out
     }
 }

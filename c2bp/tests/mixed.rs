@@ -1,0 +1,55 @@
+//! Inconsistent cubes that mix global and local predicates: `enforce` cannot hold them (it
+//! would also apply right after a call returns, before the caller's `effects` update), so
+//! every statement that assigns one of their predicates is followed by an `assume` excluding
+//! them (`part=consistency`). Here `x = nondet()` makes `x == g` and `x == 1` unknown, each on
+//! its own; with `g == 0` (global) both cannot hold, and the error is unreachable.
+
+mod common;
+
+fn mixed(enforce_len: usize) -> String {
+    let c = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mixed.c");
+    let prog = common::load(&c, &cir::LowerOptions::default());
+    let preds = common::preds(&prog, Some(&c.with_extension("preds")));
+    let opts = c2bp::Options {
+        enforce_len,
+        ..c2bp::Options::default()
+    };
+    common::abstract_file(&c, &prog, &preds, &opts).text
+}
+
+/// The statements annotated `part=consistency`.
+fn consistency(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(l) = lines.next() {
+        if l.trim_start().starts_with("//@ ") && l.contains(" part=consistency ") {
+            out.push(lines.next().unwrap_or_default().trim().to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn a_mixed_inconsistent_cube_is_excluded_after_the_assignment() {
+    let text = mixed(3);
+    let enforce = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("enforce "))
+        .unwrap_or_default();
+    assert!(!enforce.contains("{g == 0}"), "enforce mixes: {enforce}");
+    let cs = consistency(&text);
+    assert!(
+        cs.iter()
+            .any(|s| s.contains("!({g == 0} & {x == g} & {x == 1})")),
+        "{cs:?}\n{text}"
+    );
+    assert!(!common::bebop_unsafe(&text), "must be safe:\n{text}");
+}
+
+#[test]
+fn without_the_cube_the_error_is_reachable() {
+    // Of three literals: not searched at enforce length 2.
+    let text = mixed(2);
+    assert!(consistency(&text).is_empty(), "{text}");
+    assert!(common::bebop_unsafe(&text), "must be unsafe:\n{text}");
+}
