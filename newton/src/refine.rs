@@ -16,9 +16,13 @@
 //!   (an input value, another activation's local) is *projected*: the fact before the havoc of
 //!   a value is `∃ value. form`, computed by quantifier elimination ([`Prover::project`]) and
 //!   restated like the others (weakest preconditions cannot cross a havoc: `∀`/`∃` over the
-//!   fresh value is what holds before it); a projection is kept only when no state the path
-//!   reaches there satisfies it, i.e. when it refutes the path at that point (otherwise it is
-//!   typically an overflow bound of no use). At a return, a caller fact about
+//!   fresh value is what holds before it); a projection is kept only when it refutes the
+//!   path: no state the path reaches there satisfies it, or the whole path stays infeasible
+//!   with it in place of the core assumes it comes from (a callee's `g == 0`, contradicted by
+//!   its caller after the return); otherwise it is typically an overflow bound of no use.
+//!   Memory reads, addresses and pointer comparisons (the alias conditions of Morris's axiom,
+//!   `q == &g`) are opaque values of the elimination, so an alias condition becomes a
+//!   predicate of its own. At a return, a caller fact about
 //!   the call's result becomes a *return predicate* of the callee over `\result` (the Constrain
 //!   paper's Fig. 3: `a < \result` in `foo`); when it also reads caller locals no formal stands
 //!   for, or reads a global the callee writes, it is split (`Ctx::split_at_return`): the
@@ -160,6 +164,8 @@ struct Ctx<'a> {
     derivations: usize,
     /// How many more return projections may be tried ([`RETURN_PROJECTIONS`]).
     attempts: usize,
+    /// The steps up to the core's last assume: the infeasible prefix.
+    core_end: usize,
 }
 
 /// At most this many return projections per trace (each a path formula and an elimination,
@@ -198,6 +204,9 @@ pub fn predicates(
         }
     }
     let mut cx = Ctx::new(prog, pts, pf, path, prover, seen);
+    if let Some(end) = core.iter().map(|&c| pf.conjuncts[c].origin + 1).max() {
+        cx.core_end = end.min(path.len());
+    }
     // Points where a form of the core could not be restated (it mentions a value).
     let mut unstated: BTreeSet<usize> = BTreeSet::new();
     for &c in core {
@@ -241,7 +250,7 @@ pub fn predicates(
     for point in unstated {
         let a = pf.act_of[point];
         let mut group: Vec<Expr> = Vec::new();
-        let mut origin = 0;
+        let mut origins: Vec<usize> = Vec::new();
         for &c in core {
             let conj = &pf.conjuncts[c];
             if conj.origin < point {
@@ -253,16 +262,17 @@ pub fn predicates(
             };
             if cx.restate(e, a).is_none() {
                 group.push(e.clone());
-                origin = origin.max(conj.origin);
+                origins.push(conj.origin);
             }
         }
+        let origin = origins.iter().copied().max().unwrap_or(0);
         if group.len() < 2 {
             continue;
         }
         let Some(both) = Expr::join(BinOp::LogAnd, group) else {
             continue;
         };
-        if let Some(r) = cx.project(&both, a, point) {
+        if let Some(r) = cx.project(&both, a, point, &origins) {
             cx.add_atoms(&r, pf.acts[a].func, origin, point, "projection");
         }
     }
@@ -276,14 +286,33 @@ fn var_expr(prog: &Program, v: VarId) -> Expr {
     }
 }
 
-/// `∃ elim. e` ([`Prover::project`]) where `e` may also read memory and take addresses: each
-/// maximal such term that mentions no eliminated variable is a value the elimination keeps (a
-/// fresh variable of a copy of the program), put back in the result.
+/// `∃ elim. e` ([`Prover::project`]) where `e` may also read memory, take addresses and
+/// compare pointers: each maximal such term that mentions no eliminated variable is a value the
+/// elimination keeps (a fresh variable of a copy of the program; a `_Bool` for a pointer
+/// comparison, the alias condition of Morris's axiom such as `q == &g`), put back in the
+/// result.
 fn project_terms(prog: &Program, prover: &Prover<'_>, e: &Expr, elim: &[VarId]) -> Option<Expr> {
     let mut ext = prog.clone();
     let mut terms: Vec<(VarId, Expr)> = Vec::new();
     let mentions = |x: &Expr| elim.iter().any(|&v| cir::wp::mentions_var(x, v));
+    let pointer_comparison = |x: &Expr| {
+        matches!(&x.kind, ExprKind::Binary(op, a, _)
+            if op.is_comparison() && matches!(a.ty, CType::Pointer(_)))
+    };
     let opaque = e.map_bottom_up(&mut |x| match x.kind {
+        _ if pointer_comparison(&x) && !mentions(&x) => {
+            if let Some((v, _)) = terms.iter().find(|(_, t)| *t == x) {
+                return var_expr(&ext, *v);
+            }
+            let v = fresh_var(
+                &mut ext,
+                CType::Int(cir::types::IntKind::Bool),
+                format!("term!{}", terms.len()),
+                FuncId(0),
+            );
+            terms.push((v, x));
+            var_expr(&ext, v)
+        }
         ExprKind::Deref(_) | ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::AddrOf(_)
             if !mentions(&x) =>
         {
@@ -304,6 +333,33 @@ fn project_terms(prog: &Program, prover: &Prover<'_>, e: &Expr, elim: &[VarId]) 
     let x = Prover::new(&ext, prover.semantics())
         .with_rlimit(prover.rlimit())
         .project(&opaque, elim)?;
+    // A comparison's stand-in reads back as a truth value (`b == 0`, `b != 0`): the
+    // comparison itself, negated or not.
+    let truth = |v: VarId| {
+        terms
+            .iter()
+            .find(|(w, t)| *w == v && pointer_comparison(t))
+            .map(|(_, t)| t.clone())
+    };
+    let x = x.map_bottom_up(&mut |y| match &y.kind {
+        ExprKind::Binary(op @ (BinOp::Eq | BinOp::Ne), a, b) => {
+            let v = match (&a.kind, &b.kind) {
+                (ExprKind::Var(v), ExprKind::Const(0)) | (ExprKind::Const(0), ExprKind::Var(v)) => {
+                    v
+                }
+                _ => return y,
+            };
+            match (truth(*v), op) {
+                (Some(t), BinOp::Ne) => t,
+                (Some(t), _) => Expr {
+                    kind: ExprKind::Unary(UnOp::LogNot, Box::new(t)),
+                    ty: CType::INT,
+                },
+                (None, _) => y,
+            }
+        }
+        _ => y,
+    });
     // Put the terms back, the last made first (a term may contain an earlier one).
     let mut x = x;
     for (v, t) in terms.iter().rev() {
@@ -337,6 +393,7 @@ impl<'a> Ctx<'a> {
             refutes: HashMap::new(),
             derivations: RETURN_DERIVATIONS,
             attempts: RETURN_PROJECTIONS,
+            core_end: path.len(),
         }
     }
 }
@@ -355,7 +412,7 @@ impl Ctx<'_> {
                 self.add_atoms(&r, pf.acts[a].func, conj.origin, *point, kind);
             } else {
                 unstated.insert(*point);
-                if let Some(r) = self.project(e, a, *point) {
+                if let Some(r) = self.project(e, a, *point, &[conj.origin]) {
                     self.add_atoms(&r, pf.acts[a].func, conj.origin, *point, "projection");
                 }
             }
@@ -424,7 +481,7 @@ impl Ctx<'_> {
     /// `n + 2u < x1` with `n` the input, `(unsigned)x1 > 0`: the abstraction then knows, at
     /// `x1 = 0`, that no input passes the test after it. `None` when nothing but values would
     /// remain (a constant), when the form is large, or when the projection fails.
-    fn project(&mut self, e: &Expr, a: usize, point: usize) -> Option<Expr> {
+    fn project(&mut self, e: &Expr, a: usize, point: usize, stands_for: &[usize]) -> Option<Expr> {
         const MAX_NODES: usize = 128;
         let prog = self.prog;
         let n = prog.vars.len();
@@ -458,7 +515,7 @@ impl Ctx<'_> {
             Some(x) => x.clone(),
             None => {
                 let elim: Vec<VarId> = elim.into_iter().collect();
-                let x = self.ext_prover.project(e, &elim);
+                let x = project_terms(&self.pf.ext, &self.ext_prover, e, &elim);
                 tracing::debug!(
                     form = %self.pf.ext.show_expr(e),
                     projection = ?x.as_ref().map(|x| self.pf.ext.show_expr(x)),
@@ -469,11 +526,14 @@ impl Ctx<'_> {
             }
         };
         let r = self.restate(&x?, a)?;
-        let key = format!("{point} {}", cir::smt::canonical(self.prog, &r));
+        let key = format!(
+            "{point} {stands_for:?} {}",
+            cir::smt::canonical(self.prog, &r)
+        );
         if let Some(kept) = self.refutes.get(&key) {
             return kept.clone();
         }
-        let kept = self.refuting_part(r.clone(), point);
+        let kept = self.refuting_part(r.clone(), point, stands_for);
         tracing::debug!(
             projection = %self.prog.show_expr(&r),
             kept = ?kept.as_ref().map(|k| self.prog.show_expr(k)),
@@ -489,8 +549,8 @@ impl Ctx<'_> {
     /// refutation does not need, one at a time in order (an overflow bound such as
     /// `g <= 1073741822` next to the fact `g >= -1` is true on the path and only burdens the
     /// abstraction).
-    fn refuting_part(&self, p: Expr, point: usize) -> Option<Expr> {
-        if !self.refutes_at(&p, point) {
+    fn refuting_part(&self, p: Expr, point: usize, stands_for: &[usize]) -> Option<Expr> {
+        if !self.refutes_at(&p, point, stands_for) {
             return None;
         }
         let mut alts: Vec<Vec<Expr>> = p
@@ -510,7 +570,7 @@ impl Ctx<'_> {
             while alts[i].len() > 1 && k < alts[i].len() {
                 let mut trial = alts.clone();
                 trial[i].remove(k);
-                if whole(&trial).is_some_and(|t| self.refutes_at(&t, point)) {
+                if whole(&trial).is_some_and(|t| self.refutes_at(&t, point, stands_for)) {
                     alts = trial;
                 } else {
                     k += 1;
@@ -521,13 +581,50 @@ impl Ctx<'_> {
         whole(&alts).map(|w| self.prover.tidy(w))
     }
 
-    /// Whether no state the path reaches before step `j` satisfies `p`: a projection is kept
-    /// only when it refutes the path where it is proposed. `∃ value. form` is often a mere
-    /// overflow bound (`∃n. n == 2*g + 3` is `-1073741825 <= g && g <= 1073741822`, since `n`
-    /// is an `int`): true on the path, of no use to the abstraction, and a burden to c2bp's cube
-    /// searches. At a callee's entry `p` is read in the caller before the call, the formals
-    /// replaced by the actual parameters; right after a return, in the caller.
-    fn refutes_at(&self, p: &Expr, j: usize) -> bool {
+    /// Whether projection `p` refutes the path at step `j`: no state the path reaches before
+    /// `j` satisfies it ([`Self::refutes_prefix`]), or the path stays infeasible with `p` in
+    /// place of the core assumes it was projected from (`stands_for`, [`Self::replaces`]). A
+    /// projection is kept only then: `∃ value. form` is often a mere overflow bound
+    /// (`∃n. n == 2*g + 3` is `-1073741825 <= g && g <= 1073741822`, since `n` is an `int`):
+    /// true on the path, of no use to the abstraction, and a burden to c2bp's cube searches.
+    fn refutes_at(&self, p: &Expr, j: usize, stands_for: &[usize]) -> bool {
+        self.refutes_prefix(p, j) || (!stands_for.is_empty() && self.replaces(p, j, stands_for))
+    }
+
+    /// Whether the whole path stays infeasible with `p` assumed before step `j` in place of
+    /// the assumes at the steps `stands_for` (the core conjuncts it was projected from): a fact
+    /// that refutes the path only together with what the path does later, e.g. a callee's
+    /// `g == 0` at its entry, contradicted by its caller after the return (`*q == 2` with
+    /// `q == &g`).
+    fn replaces(&self, p: &Expr, j: usize, stands_for: &[usize]) -> bool {
+        let Ok((pf, inserted)) = crate::symbolic::path_formula_with(
+            self.prog,
+            self.pts,
+            &self.path[..self.core_end],
+            j,
+            p.clone(),
+        ) else {
+            return false;
+        };
+        if pf.conjuncts[inserted].at_start.is_none() {
+            return false;
+        }
+        let all: Vec<Expr> = pf
+            .conjuncts
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| *i == inserted || !stands_for.contains(&c.origin))
+            .filter_map(|(_, c)| c.at_start.clone())
+            .collect();
+        let prover =
+            Prover::new(&pf.ext, self.prover.semantics()).with_rlimit(self.prover.rlimit());
+        prover.is_satisfiable(&all) == SatAnswer::Unsat
+    }
+
+    /// Whether no state the path reaches before step `j` satisfies `p` (see
+    /// [`Self::refutes_at`]). At a callee's entry `p` is read in the caller before the call,
+    /// the formals replaced by the actual parameters; right after a return, in the caller.
+    fn refutes_prefix(&self, p: &Expr, j: usize) -> bool {
         let prog = self.prog;
         let (prefix, goal) = match j.checked_sub(1) {
             Some(c)
@@ -748,7 +845,7 @@ impl Ctx<'_> {
         }
         let at_after = cir::wp::subst_vars(&x, &|v| osym.get(&v).map(|&o| var_expr(prog, o)));
         tracing::debug!(fact = %prog.show_expr(e), outputs = %prog.show_expr(&at_after), "return projection");
-        let kept = self.refuting_part(at_after, after)?;
+        let kept = self.refuting_part(at_after, after, &[])?;
         let g = &prog.functions[self.pf.acts[b].func.0 as usize];
         let result = result_expr(g.ty.ret.clone());
         let ret = self.ret_of(cs);
@@ -808,7 +905,7 @@ impl Ctx<'_> {
             return None;
         }
         tracing::debug!(fact = %prog.show_expr(e), caller = %prog.show_expr(&h), "return projection: caller side");
-        self.refuting_part(h, after)
+        self.refuting_part(h, after, &[])
     }
 
     /// A return predicate `g` of activation `b`'s function from [`Self::return_projection`]:

@@ -329,7 +329,7 @@ pub fn path_formula(
     pts: &PointsTo,
     path: &[CStep],
 ) -> Result<PathFormula, PathError> {
-    walk(prog, pts, path, None)
+    walk(prog, pts, path, None, None).map(|(pf, _)| pf)
 }
 
 /// The path formula of `path` followed by the condition `goal` (over the variables live at its
@@ -342,7 +342,28 @@ pub fn path_formula_then(
     path: &[CStep],
     goal: Expr,
 ) -> Result<PathFormula, PathError> {
-    walk(prog, pts, path, Some(goal))
+    walk(prog, pts, path, Some(goal), None).map(|(pf, _)| pf)
+}
+
+/// The path formula of `path` with the condition `fact` assumed before step `at` (over the
+/// variables live there, in the activation of step `at`), and the index of its conjunct in
+/// [`PathFormula::conjuncts`] (its origin is `at`): newton asks whether a fact proposed in
+/// place of a conjunct still refutes the whole path.
+pub fn path_formula_with(
+    prog: &Program,
+    pts: &PointsTo,
+    path: &[CStep],
+    at: usize,
+    fact: Expr,
+) -> Result<(PathFormula, usize), PathError> {
+    let (pf, inserted) = walk(prog, pts, path, None, Some((at, fact)))?;
+    let inserted = inserted.ok_or_else(|| {
+        PathError::Malformed(format!(
+            "step {at} is not on the path of {} steps",
+            path.len()
+        ))
+    })?;
+    Ok((pf, inserted))
 }
 
 fn walk(
@@ -350,8 +371,11 @@ fn walk(
     pts: &PointsTo,
     path: &[CStep],
     goal: Option<Expr>,
-) -> Result<PathFormula, PathError> {
+    inserted: Option<(usize, Expr)>,
+) -> Result<(PathFormula, Option<usize>), PathError> {
     let (acts, act_of) = activations(prog, path)?;
+    // The index in `w.conj` of the inserted fact, once pushed.
+    let mut inserted_at: Option<usize> = None;
     let mut w = Walker {
         prog,
         pts,
@@ -528,6 +552,17 @@ fn walk(
             }
             EdgeKind::Error { .. } | EdgeKind::Halt { .. } | EdgeKind::Skip => {}
         }
+        if let Some((at, fact)) = inserted.as_ref().filter(|(at, _)| *at == j) {
+            inserted_at = Some(w.conj.len());
+            w.conj.push((
+                Conjunct {
+                    origin: *at,
+                    forms: Vec::new(),
+                    at_start: None,
+                },
+                Some(fact.clone()),
+            ));
+        }
         w.record(j);
     }
     // main's entry: its formals and locals are inputs.
@@ -553,26 +588,31 @@ fn walk(
     }
     w.map(|e| Some(zero_globals(prog, e)));
     let mut dropped = 0;
-    let mut conjuncts: Vec<Conjunct> = w
+    let mut conjuncts: Vec<(usize, Conjunct)> = w
         .conj
         .into_iter()
-        .map(|(mut c, cur)| {
+        .enumerate()
+        .map(|(i, (mut c, cur))| {
             if cur.is_none() {
                 dropped += 1;
             }
             c.at_start = cur;
-            c
+            (i, c)
         })
         .collect();
-    conjuncts.sort_by_key(|c| c.origin);
-    Ok(PathFormula {
-        ext: w.ext,
-        acts,
-        act_of,
-        symbols: w.symbols,
-        conjuncts,
-        dropped,
-    })
+    conjuncts.sort_by_key(|(_, c)| c.origin);
+    let inserted = inserted_at.and_then(|k| conjuncts.iter().position(|(i, _)| *i == k));
+    Ok((
+        PathFormula {
+            ext: w.ext,
+            acts,
+            act_of,
+            symbols: w.symbols,
+            conjuncts: conjuncts.into_iter().map(|(_, c)| c).collect(),
+            dropped,
+        },
+        inserted,
+    ))
 }
 
 /// Whether the lvalue is a part of a global variable reached without a pointer.

@@ -260,6 +260,44 @@ fn refine_until_safe(prog: &Program) -> Vec<newton::refine::Reason> {
     reasons
 }
 
+/// Seed 193 of the progress test, reduced: `check` learns `g == 0` (its branch reads `g`
+/// through `x == x + g`), and `f` after the call needs `*q == 2` with `q == &g` — a fact of the
+/// callee that refutes the path only with what its caller does after the return, and an alias
+/// condition of Morris's axiom (`unused` gives `q` a second target).
+const ALIASED_GLOBAL: &str = r#"
+extern int __VERIFIER_nondet_int(void);
+void reach_error(void) {}
+int g;
+int seen;
+void check(void) {
+  int x = __VERIFIER_nondet_int();
+  int *p = &x;
+  if (*p == x + g) seen = 1;
+}
+void f(int *q) {
+  int x = __VERIFIER_nondet_int();
+  *q = x * 2;
+  check();
+  if (seen && *q == 2) reach_error();
+}
+void unused(void) { int y = 0; f(&y); }
+int main(void) { f(&g); return 0; }
+"#;
+
+#[test]
+fn a_callee_fact_contradicted_after_the_return_through_an_alias_is_learnt() {
+    let prog = load("aliased_global.c", ALIASED_GLOBAL);
+    let reasons = refine_until_safe(&prog);
+    let learnt: Vec<(&str, &str)> = reasons
+        .iter()
+        .map(|x| (x.predicate.as_str(), x.scope.as_str()))
+        .collect();
+    assert!(
+        learnt.contains(&("q == &g", "f")) && learnt.iter().any(|&(p, _)| p == "g == 0"),
+        "{learnt:?}"
+    );
+}
+
 const RECURSIVE_RESULT: &str = r#"
 extern int __VERIFIER_nondet_int(void);
 void reach_error(void) {}
@@ -342,11 +380,14 @@ fn new_predicates_make_the_refuted_path_infeasible_in_the_boolean_program() {
         .unwrap_or(0);
     // By default also the seeds that once failed and are fixed: 35 needs a projection across
     // the read of an input (`a_fact_is_projected_across_the_read_of_an_input`); 61, 62 and 122
-    // return projections (`a_fact_about_a_recursive_result_becomes_return_predicates`).
+    // return projections (`a_fact_about_a_recursive_result_becomes_return_predicates`); 193 a
+    // callee's fact contradicted after the return through an alias
+    // (`a_callee_fact_contradicted_after_the_return_through_an_alias_is_learnt`).
+    // `NEWTON_PROGRESS_VERBOSE=1` prints newton's answer of every round.
     let regressions: &[u64] = if std::env::var("NEWTON_PROGRESS_START").is_ok() {
         &[]
     } else {
-        &[35, 61, 62, 122]
+        &[35, 61, 62, 122, 193]
     };
     let (mut refuted, mut checked, mut budget, mut no_new, mut other) = (0, 0, 0, 0, 0);
     let mut failures = Vec::new();
@@ -359,7 +400,7 @@ fn new_predicates_make_the_refuted_path_infeasible_in_the_boolean_program() {
         let prog = load(&format!("progress{seed}.c"), &g.c);
         let pts = PointsTo::analyze(&prog);
         let mut preds = PredicateSet::default();
-        for _round in 0..4 {
+        for round in 0..4 {
             let (_, path) = abstract_trace(&prog, &preds, None);
             let Some(path) = path else { break };
             let r = match newton::analyze(&prog, &pts, &preds, &path, &Default::default()) {
@@ -370,6 +411,12 @@ fn new_predicates_make_the_refuted_path_infeasible_in_the_boolean_program() {
                 }
             };
             refuted += 1;
+            if std::env::var("NEWTON_PROGRESS_VERBOSE").is_ok() {
+                eprintln!(
+                    "seed {seed}, round {round}:\n{}",
+                    newton::outcome_text(&newton::Outcome::Infeasible(r.clone()))
+                );
+            }
             if r.preds.is_empty() {
                 no_new += 1;
                 failures.push(format!(
