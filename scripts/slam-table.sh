@@ -2,8 +2,9 @@
 # slam-run on the SV-COMP corpus (issue 4, acceptance 2 and 6): one row per task — expected
 # verdict, slam-run's verdict, whether it is correct, iterations, final predicates, wall and CPU
 # seconds — with a per-task limit (SLAM_TIMEOUT seconds, default 10), then a count per
-# directory. SLAM_ARGS adds options to every run (e.g. SLAM_ARGS='--constrain off'). Skipped
-# when ../shared/corpus is absent.
+# directory. SLAM_ARGS adds options to every run (e.g. SLAM_ARGS='--constrain off'); SLAM_BIN
+# names another slam-run binary (an A/B against an older build). Skipped when ../shared/corpus
+# is absent.
 set -u
 cd "$(dirname "$0")/.."
 corpus=../shared/corpus/sv-benchmarks
@@ -11,7 +12,7 @@ if [ ! -d "$corpus" ]; then
   echo "SKIP: $corpus not found"
   exit 0
 fi
-bin=target/release/slam-run
+bin=${SLAM_BIN:-target/release/slam-run}
 limit=${SLAM_TIMEOUT:-10}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
