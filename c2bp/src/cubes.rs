@@ -642,12 +642,7 @@ impl Enumerator<'_> {
                 if let Some(cs) = search.minimal_cubes(n, &vals, None) {
                     let found: Vec<Cube> = cs
                         .into_iter()
-                        .map(|(vars, vals)| {
-                            (0..n)
-                                .filter(|k| vars >> k & 1 == 1)
-                                .map(|k| (k, vals >> k & 1 == 1))
-                                .collect::<Cube>()
-                        })
+                        .map(|c| mask_cube(n, c))
                         .filter(|c| must.is_none_or(|m| c.iter().any(|l| m.contains(&l.0))))
                         .filter(|c| !known.iter().any(|d| subset(d, c)))
                         .collect();
@@ -730,6 +725,14 @@ struct Node {
 
 /// Cube-search bookkeeping over bitmasks: a cube is (variables, values) over atom positions.
 type MaskCube = (u64, u64);
+
+/// A cube over bitmasks (which of the `n` atoms, and their values) as literals.
+fn mask_cube(n: usize, (vars, vals): MaskCube) -> Cube {
+    (0..n)
+        .filter(|k| vars >> k & 1 == 1)
+        .map(|k| (k, vals >> k & 1 == 1))
+        .collect()
+}
 
 /// Largest number of atoms for the projection method (valuations are `u64` bitmasks).
 const MAX_PROJECTION_ATOMS: usize = 24;
@@ -862,16 +865,8 @@ impl Search {
         // Cubes known inconsistent are never reported: the projections already exclude them.
         let pos = self.minimal_cubes(n, &a, Some(&b))?;
         let neg = self.minimal_cubes(n, &b, Some(&a))?;
-        let back = |cs: Vec<MaskCube>| -> Vec<Cube> {
-            cs.into_iter()
-                .map(|(vars, vals)| {
-                    (0..n)
-                        .filter(|k| vars >> k & 1 == 1)
-                        .map(|k| (k, vals >> k & 1 == 1))
-                        .collect()
-                })
-                .collect()
-        };
+        let back =
+            |cs: Vec<MaskCube>| -> Vec<Cube> { cs.into_iter().map(|c| mask_cube(n, c)).collect() };
         Some((back(pos), back(neg), false, queries))
     }
 

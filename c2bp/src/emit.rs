@@ -292,23 +292,13 @@ impl FnCx<'_, '_, '_, '_> {
         Some(format!("{} := {};", lhs.join(", "), rhs.join(", ")))
     }
 
-    /// After a statement that assigns the predicates `targets` (by name), when every predicate
-    /// of the procedure holds its true value again: `assume` that excludes the inconsistent
-    /// cubes mixing global and local predicates that contain one of them. Cartesian
-    /// abstraction updates each predicate on its own, so without it an update can pair a
-    /// global predicate with local ones no concrete state satisfies together (`g == 0`, with
-    /// `q == &g` and `*q == 2` local); `enforce` cannot exclude these cubes (see
-    /// [`FnCx::enforce`]).
-    fn consistency(&self, targets: &[(String, String)]) -> Option<St> {
-        let assigned: BTreeSet<usize> = targets
-            .iter()
-            .filter_map(|(name, _)| self.body.vars.iter().position(|v| v.name == *name))
-            .collect();
-        self.excluding(&assigned)
-    }
-
-    /// `assume` excluding the mixed inconsistent cubes with a literal over `assigned` (indices
-    /// into the body's predicates), if any.
+    /// After a statement that assigns the predicates `assigned` (indices into the body's),
+    /// when every predicate of the procedure holds its true value again: `assume` that
+    /// excludes the inconsistent cubes mixing global and local predicates that contain one of
+    /// them, if any. Cartesian abstraction updates each predicate on its own, so without it an
+    /// update can pair a global predicate with local ones no concrete state satisfies together
+    /// (`g == 0`, with `q == &g` and `*q == 2` local); `enforce` cannot exclude these cubes
+    /// (see [`FnCx::enforce`]).
     fn excluding(&self, assigned: &BTreeSet<usize>) -> Option<St> {
         if self.mixed.is_empty() || assigned.is_empty() {
             return None;
@@ -753,6 +743,7 @@ impl FnCx<'_, '_, '_, '_> {
         match &e.kind {
             EdgeKind::Assign { lhs, rhs } => {
                 let mut targets = Vec::new();
+                let mut assigned = BTreeSet::new();
                 for i in 0..self.body.vars.len() {
                     let phi = self.body.vars[i].expr.clone();
                     let w = wp_assign(lhs, rhs, &phi, self.sh.pts);
@@ -762,21 +753,24 @@ impl FnCx<'_, '_, '_, '_> {
                     let w = w.map(cir::pred::normalize);
                     let text = self.choose(&vs, w.as_ref());
                     targets.push((self.body.vars[i].name.clone(), text));
+                    assigned.insert(i);
                 }
                 let mut st = vec![Self::stmt("assign", Self::assignment(&targets))];
-                st.extend(self.consistency(&targets));
+                st.extend(self.excluding(&assigned));
                 vec![st]
             }
             EdgeKind::Havoc { lhs, .. } => {
                 let mut targets = Vec::new();
+                let mut assigned = BTreeSet::new();
                 for i in 0..self.body.vars.len() {
                     if reads_alias(&self.body.vars[i].expr, lhs, self.sh.pts) {
                         let t = self.choose(&vs, None);
                         targets.push((self.body.vars[i].name.clone(), t));
+                        assigned.insert(i);
                     }
                 }
                 let mut st = vec![Self::stmt("havoc", Self::assignment(&targets))];
-                st.extend(self.consistency(&targets));
+                st.extend(self.excluding(&assigned));
                 vec![st]
             }
             EdgeKind::Assume(c) => {

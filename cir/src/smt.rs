@@ -637,9 +637,8 @@ impl Session<'_> {
             .collect()
     }
 
-    /// Whether the conjunction of the literals (atom index, polarity) may hold.
-    pub fn check(&mut self, lits: &[(usize, bool)]) -> SatAnswer {
-        // No model: building one took 70% of c2bp's enumeration of inconsistent cubes.
+    /// One query under the literals as assumptions, counted.
+    fn solve(&mut self, lits: &[(usize, bool)]) -> SatAnswer {
         self.queries += 1;
         let assumptions = self.assume(lits);
         match self.solver.check_assumptions(&assumptions) {
@@ -652,26 +651,25 @@ impl Session<'_> {
         }
     }
 
+    /// Whether the conjunction of the literals (atom index, polarity) may hold. No model is
+    /// built: building one took 70% of c2bp's enumeration of inconsistent cubes.
+    pub fn check(&mut self, lits: &[(usize, bool)]) -> SatAnswer {
+        self.solve(lits)
+    }
+
     /// Like [`Session::check`], with the value of every atom in a model when satisfiable.
     pub fn check_model(&mut self, lits: &[(usize, bool)]) -> (SatAnswer, Option<Vec<bool>>) {
-        self.queries += 1;
-        let assumptions = self.assume(lits);
-        match self.solver.check_assumptions(&assumptions) {
-            SatResult::Sat => {
-                let model = self.solver.get_model().and_then(|m| {
-                    self.atoms
-                        .iter()
-                        .map(|a| m.eval(a, true).and_then(|v| v.as_bool()))
-                        .collect::<Option<Vec<bool>>>()
-                });
-                (SatAnswer::Sat, model)
-            }
-            SatResult::Unsat => (SatAnswer::Unsat, None),
-            SatResult::Unknown => {
-                self.unknowns += 1;
-                (SatAnswer::Unknown, None)
-            }
-        }
+        let answer = self.solve(lits);
+        let model = (answer == SatAnswer::Sat)
+            .then(|| self.solver.get_model())
+            .flatten()
+            .and_then(|m| {
+                self.atoms
+                    .iter()
+                    .map(|a| m.eval(a, true).and_then(|v| v.as_bool()))
+                    .collect::<Option<Vec<bool>>>()
+            });
+        (answer, model)
     }
 
     /// Opens a scope for [`Session::block`] clauses.

@@ -299,36 +299,26 @@ fn project_terms(prog: &Program, prover: &Prover<'_>, e: &Expr, elim: &[VarId]) 
         matches!(&x.kind, ExprKind::Binary(op, a, _)
             if op.is_comparison() && matches!(a.ty, CType::Pointer(_)))
     };
-    let opaque = e.map_bottom_up(&mut |x| match x.kind {
-        _ if pointer_comparison(&x) && !mentions(&x) => {
-            if let Some((v, _)) = terms.iter().find(|(_, t)| *t == x) {
-                return var_expr(&ext, *v);
-            }
-            let v = fresh_var(
-                &mut ext,
-                CType::Int(cir::types::IntKind::Bool),
-                format!("term!{}", terms.len()),
-                FuncId(0),
-            );
-            terms.push((v, x));
-            var_expr(&ext, v)
+    let opaque = e.map_bottom_up(&mut |x| {
+        let memory = matches!(
+            x.kind,
+            ExprKind::Deref(_) | ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::AddrOf(_)
+        );
+        let comparison = pointer_comparison(&x);
+        if !(memory || comparison) || mentions(&x) {
+            return x;
         }
-        ExprKind::Deref(_) | ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::AddrOf(_)
-            if !mentions(&x) =>
-        {
-            if let Some((v, _)) = terms.iter().find(|(_, t)| *t == x) {
-                return var_expr(&ext, *v);
-            }
-            let v = fresh_var(
-                &mut ext,
-                x.ty.clone(),
-                format!("term!{}", terms.len()),
-                FuncId(0),
-            );
-            terms.push((v, x));
-            var_expr(&ext, v)
+        if let Some((v, _)) = terms.iter().find(|(_, t)| *t == x) {
+            return var_expr(&ext, *v);
         }
-        _ => x,
+        let ty = if comparison {
+            CType::Int(cir::types::IntKind::Bool)
+        } else {
+            x.ty.clone()
+        };
+        let v = fresh_var(&mut ext, ty, format!("term!{}", terms.len()), FuncId(0));
+        terms.push((v, x));
+        var_expr(&ext, v)
     });
     let x = Prover::new(&ext, prover.semantics())
         .with_rlimit(prover.rlimit())
@@ -609,11 +599,21 @@ impl Ctx<'_> {
         if pf.conjuncts[inserted].at_start.is_none() {
             return false;
         }
+        self.unsat_at_start(&pf, |i, c| i == inserted || !stands_for.contains(&c.origin))
+    }
+
+    /// Whether the conjuncts of `pf` that `keep` selects (by index), read at the start, cannot
+    /// hold together.
+    fn unsat_at_start(
+        &self,
+        pf: &PathFormula,
+        keep: impl Fn(usize, &crate::symbolic::Conjunct) -> bool,
+    ) -> bool {
         let all: Vec<Expr> = pf
             .conjuncts
             .iter()
             .enumerate()
-            .filter(|(i, c)| *i == inserted || !stands_for.contains(&c.origin))
+            .filter(|&(i, c)| keep(i, c))
             .filter_map(|(_, c)| c.at_start.clone())
             .collect();
         let prover =
@@ -657,14 +657,7 @@ impl Ctx<'_> {
         if last.at_start.is_none() {
             return false;
         }
-        let all: Vec<Expr> = pf
-            .conjuncts
-            .iter()
-            .filter_map(|c| c.at_start.clone())
-            .collect();
-        let prover =
-            Prover::new(&pf.ext, self.prover.semantics()).with_rlimit(self.prover.rlimit());
-        prover.is_satisfiable(&all) == SatAnswer::Unsat
+        self.unsat_at_start(&pf, |_, _| true)
     }
 
     /// The formal of activation `a`'s function whose actual parameter is the caller's `x`.
@@ -727,12 +720,20 @@ impl Ctx<'_> {
             return;
         };
         let (callee, caller) = (act.func, self.pf.acts[parent].func);
-        let Some((x, at_after)) = self.return_projection(e, b, cs, after) else {
+        // A form that still mentions a symbol (a value) is no caller fact.
+        if vars_of(e)
+            .iter()
+            .any(|v| v.0 as usize >= self.prog.vars.len())
+        {
+            return;
+        }
+        let outputs = self.outputs(e, cs, after);
+        let Some((x, at_after)) = self.return_projection(e, b, cs, after, &outputs) else {
             return;
         };
         self.add_atoms(&x, callee, origin, after, "return");
         self.derive_in_callee(b, &x, origin);
-        if let Some(h) = self.caller_side(e, &at_after, cs, after) {
+        if let Some(h) = self.caller_side(e, &at_after, after, &outputs) {
             self.add_atoms(&h, caller, origin, after, "projection");
             self.derive_at(after, h, origin);
         }
@@ -753,14 +754,11 @@ impl Ctx<'_> {
         b: usize,
         cs: usize,
         after: usize,
+        outputs: &[VarId],
     ) -> Option<(Expr, Expr)> {
         const MAX_NODES: usize = 256;
         let prog = self.prog;
-        if self.attempts == 0 || vars_of(e).iter().any(|v| v.0 as usize >= prog.vars.len()) {
-            return None;
-        }
-        let outputs = self.outputs(e, cs, after);
-        if outputs.is_empty() {
+        if self.attempts == 0 || outputs.is_empty() {
             return None;
         }
         self.attempts -= 1;
@@ -769,7 +767,7 @@ impl Ctx<'_> {
         let caller = self.pf.act_of[cs];
         let mut ext = prog.clone();
         let mut post: BTreeMap<VarId, VarId> = BTreeMap::new();
-        for &o in &outputs {
+        for &o in outputs {
             if prog.var(o).is_global() {
                 let info = prog.var(o);
                 let name = format!("{}@after", info.name);
@@ -887,20 +885,19 @@ impl Ctx<'_> {
         out
     }
 
-    /// The caller's half of a return projection `G(r)` for the fact `e` after the call at
-    /// `cs`: what the caller's state must satisfy for `e` to hold with a result outside `G`,
+    /// The caller's half of a return projection `G(r)` for the fact `e` after the call, whose
+    /// `outputs` ([`Self::outputs`]) it eliminates: what the caller's state must satisfy for `e` to hold with a result outside `G`,
     /// `H = ∃ r. (¬G(r) ∧ e)` (for `x <= *p - r` and `G = r <= 0`: `x < *p`), kept when it
     /// refutes the path at `after`. With it the abstraction decides `e` after the call from the
     /// return predicates: `¬H ∧ ¬G(r)` implies `¬e`.
-    fn caller_side(&mut self, e: &Expr, g: &Expr, cs: usize, after: usize) -> Option<Expr> {
+    fn caller_side(&mut self, e: &Expr, g: &Expr, after: usize, outputs: &[VarId]) -> Option<Expr> {
         let prog = self.prog;
-        let outputs = self.outputs(e, cs, after);
         let not_g = Expr {
             kind: ExprKind::Unary(UnOp::LogNot, Box::new(g.clone())),
             ty: CType::INT,
         };
         let both = Expr::join(BinOp::LogAnd, [not_g, e.clone()])?;
-        let h = project_terms(prog, self.prover, &both, &outputs)?;
+        let h = project_terms(prog, self.prover, &both, outputs)?;
         if outputs.iter().any(|&o| cir::wp::mentions_var(&h, o)) || vars_of(&h).is_empty() {
             return None;
         }

@@ -259,6 +259,19 @@ impl Walker<'_> {
         id
     }
 
+    /// A new conjunct `e` of origin `origin`, walked back from here on; its index.
+    fn open(&mut self, origin: usize, e: Expr) -> usize {
+        self.conj.push((
+            Conjunct {
+                origin,
+                forms: Vec::new(),
+                at_start: None,
+            },
+            Some(e),
+        ));
+        self.conj.len() - 1
+    }
+
     /// Applies `f` to every live conjunct (then decides the address comparisons it made
     /// decidable).
     fn map(&mut self, mut f: impl FnMut(&Expr) -> Option<Expr>) {
@@ -386,14 +399,7 @@ fn walk(
     };
     let has_goal = goal.is_some();
     if let Some(g) = goal {
-        w.conj.push((
-            Conjunct {
-                origin: path.len(),
-                forms: Vec::new(),
-                at_start: None,
-            },
-            Some(g),
-        ));
+        w.open(path.len(), g);
     }
     // The activation of the step after the path: the goal's (a path that ends with a return
     // continues in the caller).
@@ -470,14 +476,9 @@ fn walk(
                 let value = var_expr(&w.ext, s);
                 w.assign(lhs, &value);
             }
-            EdgeKind::Assume(c) => w.conj.push((
-                Conjunct {
-                    origin: j,
-                    forms: Vec::new(),
-                    at_start: None,
-                },
-                Some(c.clone()),
-            )),
+            EdgeKind::Assume(c) => {
+                w.open(j, c.clone());
+            }
             EdgeKind::Return(v) => {
                 // The value goes to the caller's (frozen) result temporary.
                 if let (Some(v), Some((fa, map))) = (v, w.frozen.last())
@@ -511,13 +512,9 @@ fn walk(
                     }
                     if let Callee::Indirect(fp) = callee {
                         // The pointer designated the function the path enters.
-                        w.conj.push((
-                            Conjunct {
-                                origin: j,
-                                forms: Vec::new(),
-                                at_start: None,
-                            },
-                            Some(Expr {
+                        w.open(
+                            j,
+                            Expr {
                                 kind: ExprKind::Binary(
                                     cir::ir::BinOp::Eq,
                                     Box::new(fp.clone()),
@@ -530,8 +527,8 @@ fn walk(
                                     }),
                                 ),
                                 ty: CType::INT,
-                            }),
-                        ));
+                            },
+                        );
                     }
                 } else if let Some(r) = ret {
                     let kind = if callee.is_allocator() {
@@ -553,15 +550,7 @@ fn walk(
             EdgeKind::Error { .. } | EdgeKind::Halt { .. } | EdgeKind::Skip => {}
         }
         if let Some((at, fact)) = inserted.as_ref().filter(|(at, _)| *at == j) {
-            inserted_at = Some(w.conj.len());
-            w.conj.push((
-                Conjunct {
-                    origin: *at,
-                    forms: Vec::new(),
-                    at_start: None,
-                },
-                Some(fact.clone()),
-            ));
+            inserted_at = Some(w.open(*at, fact.clone()));
         }
         w.record(j);
     }
