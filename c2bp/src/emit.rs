@@ -10,7 +10,7 @@
 //! | call of a defined `R` | actual temporaries (`actuals`), the call into return temporaries (`call`), the caller predicates the call may change (`effects`) |
 //! | nondet / external call | predicates over the result or over memory the callee may write become `*` (`effects`) |
 //! | `return e` | return predicates over `\result := e` (`return`); the exit node returns `E_r` (`exit`) |
-//! | after `assign`, `havoc`, a call's `effects` | `assume` excluding the inconsistent cubes that mix global and local predicates and contain an assigned one (`consistency`; `enforce` cannot hold them) |
+//! | entry; after `assign`, `havoc`, a call's `effects` | `assume` excluding the inconsistent cubes that mix global and local predicates and contain an assigned one (`consistency`; `enforce` cannot hold them) |
 //! | error | `assert F` (`error`) |
 //! | `abort()`/`exit()` | `assume F` (`halt`) |
 //!
@@ -460,6 +460,19 @@ impl FnCx<'_, '_, '_, '_> {
                 annotation(prog, None, "init", f.pos),
                 None,
                 text,
+            );
+        }
+        // At the entry (after `main`'s initialisation of the globals) the local predicates
+        // start arbitrary next to the caller's global ones: every mixed inconsistent cube is
+        // excluded there, as after an assignment of all of them.
+        let every: BTreeSet<usize> = (0..self.body.vars.len()).collect();
+        if let Some(st) = self.excluding(&every) {
+            put(
+                &mut body,
+                &mut pending_label,
+                annotation(prog, None, st.part, f.pos),
+                None,
+                &st.text,
             );
         }
         for node in 0..n {

@@ -1,13 +1,20 @@
 //! Inconsistent cubes that mix global and local predicates: `enforce` cannot hold them (it
 //! would also apply right after a call returns, before the caller's `effects` update), so
 //! every statement that assigns one of their predicates is followed by an `assume` excluding
-//! them (`part=consistency`). Here `x = nondet()` makes `x == g` and `x == 1` unknown, each on
-//! its own; with `g == 0` (global) both cannot hold, and the error is unreachable.
+//! them (`part=consistency`), and so is a procedure's entry. Here `x = nondet()` makes `x == g`
+//! and `x == 1` unknown, each on its own; with `g == 0` (global) both cannot hold, and the
+//! error is unreachable (`mixed.c`; `mixed_entry.c` passes `x` as a parameter).
 
 mod common;
 
 fn mixed(enforce_len: usize) -> String {
-    let c = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mixed.c");
+    abstract_data("mixed.c", enforce_len)
+}
+
+fn abstract_data(file: &str, enforce_len: usize) -> String {
+    let c = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(file);
     let prog = common::load(&c, &cir::LowerOptions::default());
     let preds = common::preds(&prog, Some(&c.with_extension("preds")));
     let opts = c2bp::Options {
@@ -52,4 +59,19 @@ fn without_the_cube_the_error_is_reachable() {
     let text = mixed(2);
     assert!(consistency(&text).is_empty(), "{text}");
     assert!(common::bebop_unsafe(&text), "must be unsafe:\n{text}");
+}
+
+#[test]
+fn a_mixed_inconsistent_cube_is_excluded_at_the_entry() {
+    let text = abstract_data("mixed_entry.c", 3);
+    let cs = consistency(&text);
+    assert!(
+        cs.iter()
+            .any(|s| s.contains("!({g == 0} & {x == g} & {x == 1})")),
+        "{cs:?}\n{text}"
+    );
+    assert!(!common::bebop_unsafe(&text), "must be safe:\n{text}");
+    let short = abstract_data("mixed_entry.c", 2);
+    assert!(consistency(&short).is_empty(), "{short}");
+    assert!(common::bebop_unsafe(&short), "must be unsafe:\n{short}");
 }
