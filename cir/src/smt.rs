@@ -45,7 +45,9 @@
 //!   for arithmetic, to the common type of the operands for comparisons (`-1 < 1u` is false:
 //!   `-1` becomes `UINT_MAX`). The right operand of a shift is only promoted.
 //! - **Conversions** between integer types: to `_Bool`, `v != 0`; to a type whose range contains
-//!   the source range, the value is unchanged; to an unsigned type, `v mod 2^w`; to a narrower
+//!   the source range, the value is unchanged; to an unsigned type, `v mod 2^w` (from a signed
+//!   type no wider: `v < 0 ? v + 2^w : v`, equal for every value of the source type and much
+//!   cheaper for Z3; the projection keeps `mod`, which it reads back as a cast); to a narrower
 //!   signed type (implementation-defined in C), wrap-around as gcc does
 //!   (`(signed char)200 == -56`). Pointers convert to and from integers as unsigned integers of
 //!   the pointer width (the same rules).
@@ -846,6 +848,12 @@ struct Encoder<'p> {
     /// Memories used: type text → its scalar type.
     mems: BTreeMap<String, CType>,
     fresh: u32,
+    /// A signed value converted to an unsigned type at least as wide is `v mod 2^w`, the form
+    /// [`Prover::project`] reads back as a conversion (`(unsigned)x`); otherwise it is
+    /// `v < 0 ? v + 2^w : v`, the same value for every `v` of the signed type (so in every
+    /// state without signed overflow) and far cheaper for Z3 (c2bp on progress seed 185: 10.7 s
+    /// → 0.3 s for 2,200 queries).
+    modular: bool,
 }
 
 impl<'p> Encoder<'p> {
@@ -860,6 +868,7 @@ impl<'p> Encoder<'p> {
             funcs: BTreeMap::new(),
             mems: BTreeMap::new(),
             fresh: 0,
+            modular: false,
         }
     }
 
@@ -1190,6 +1199,10 @@ impl<'p> Encoder<'p> {
                 let (tlo, thi) = rt.range();
                 if tlo <= flo && fhi <= thi {
                     return Num::I(i);
+                }
+                if rf.signed && !rt.signed && rf.width <= rt.width && !self.modular {
+                    let neg = i.lt(Int::from_i128(0));
+                    return Num::I(neg.ite(&(&i + pow2(rt.width)), &i));
                 }
                 let m = i.modulo(pow2(rt.width));
                 if rt.signed {

@@ -854,3 +854,53 @@ fn projection_eliminates_a_value_and_reads_back_as_c() {
     let m = bin(&p, BinOp::Lt, deref(var(&p, "p")), u.clone());
     assert!(pr.project(&m, &[uid]).is_none());
 }
+
+/// A signed value converted to an unsigned type at least as wide is encoded by cases
+/// (`v < 0 ? v + 2^w : v`, not `v mod 2^w`): the same value for every value of the source type.
+#[test]
+fn signed_to_unsigned_by_cases_is_the_modular_value() {
+    let p = ilp32();
+    let u = ty(IntKind::UInt);
+    let ux = cast(u.clone(), var(&p, "x"));
+    let uc = cast(u.clone(), var(&p, "c"));
+    let cases = [
+        // (unsigned)x == UINT_MAX exactly when x == -1
+        (
+            eq(&p, var(&p, "x"), k(-1)),
+            eq(&p, ux.clone(), ku(4294967295)),
+        ),
+        // (unsigned)x >= 2^31 exactly when x < 0
+        (
+            bin(&p, BinOp::Lt, var(&p, "x"), k(0)),
+            bin(&p, BinOp::Ge, ux.clone(), ku(2147483648)),
+        ),
+        // (unsigned)x == 5u exactly when x == 5
+        (eq(&p, var(&p, "x"), k(5)), eq(&p, ux.clone(), ku(5))),
+        // INT_MIN becomes 2^31
+        (
+            eq(&p, var(&p, "x"), k(-2147483648)),
+            eq(&p, ux.clone(), ku(2147483648)),
+        ),
+        // (unsigned)c for a signed char: -128 becomes 2^32 - 128
+        (
+            eq(&p, var(&p, "c"), k(-128)),
+            eq(&p, uc.clone(), ku(4294967168)),
+        ),
+    ];
+    for sem in [INT, BV] {
+        for (a, b) in &cases {
+            for (from, to) in [(a, b), (b, a)] {
+                assert_eq!(
+                    valid(&p, sem, std::slice::from_ref(from), to),
+                    Answer::Valid,
+                    "{sem}: {} implies {}",
+                    p.show_expr(from),
+                    p.show_expr(to)
+                );
+            }
+        }
+    }
+    // In range: (unsigned)x <= UINT_MAX always, and it is never above it.
+    let le = bin(&p, BinOp::Le, ux, ku(4294967295));
+    assert_eq!(valid(&p, INT, &[], &le), Answer::Valid);
+}

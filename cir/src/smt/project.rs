@@ -45,6 +45,7 @@ const LL: CType = CType::Int(IntKind::LongLong);
 /// `∃ elim. e` read back into C (see the module doc); runs in the current Z3 context.
 pub(super) fn project(prog: &Program, sem: Semantics, e: &Expr, elim: &[VarId]) -> Option<Expr> {
     let mut enc = Encoder::new(prog, sem);
+    enc.modular = true;
     let body = enc.cond(e);
     if enc.fresh > 0 || !enc.funcs.is_empty() || !enc.addrs.is_empty() || !enc.mems.is_empty() {
         return None;
