@@ -276,7 +276,7 @@ pub fn predicates(
             cx.add_atoms(&r, pf.acts[a].func, origin, point, "projection");
         }
     }
-    cx.finish()
+    cx.finish(existing)
 }
 
 fn var_expr(prog: &Program, v: VarId) -> Expr {
@@ -1086,34 +1086,70 @@ impl Ctx<'_> {
     }
 
     /// Keeps the candidates that are neither valid nor unsatisfiable (constant facts are no
-    /// predicates), checked in one solver session. `\result` is no variable for the prover:
-    /// a return predicate is substituted by a fresh-named stand-in... it is kept as is.
-    fn finish(mut self) -> (PredicateSet, Vec<Reason>) {
+    /// predicates) nor equivalent to a predicate of their scope (or a global one), present or
+    /// kept before them, or to its negation (`x * 1 <= b` and `x <= b`, `g + g < 0` and
+    /// `g < 0`: the same Boolean variable twice gives c2bp nothing and costs it a predicate);
+    /// equivalence is asked only of predicates over the same variables. Checked in one solver
+    /// session. `\result` is no variable for the prover: a return predicate is kept as is.
+    fn finish(mut self, existing: &PredicateSet) -> (PredicateSet, Vec<Reason>) {
         let pending = std::mem::take(&mut self.pending);
         let checkable: Vec<usize> = (0..pending.len())
             .filter(|&i| !pending[i].0.is_return_predicate())
             .collect();
-        let atoms: Vec<Expr> = checkable
+        let scopes: BTreeSet<PredScope> = checkable.iter().map(|&i| pending[i].0.scope).collect();
+        // The atoms: the checkable candidates, then the present predicates they may repeat.
+        let present: Vec<&Predicate> = existing
+            .global
             .iter()
-            .map(|&i| pending[i].0.expr.clone())
+            .chain(existing.per_function.values().flatten())
+            .filter(|p| {
+                !p.is_return_predicate()
+                    && (p.scope == PredScope::Global || scopes.contains(&p.scope))
+            })
             .collect();
-        let constant: BTreeSet<usize> = if atoms.is_empty() {
+        let preds: Vec<&Predicate> = checkable
+            .iter()
+            .map(|&i| &pending[i].0)
+            .chain(present.iter().copied())
+            .collect();
+        let atoms: Vec<Expr> = preds.iter().map(|p| p.expr.clone()).collect();
+        let vars: Vec<BTreeSet<VarId>> = preds.iter().map(|p| p.vars()).collect();
+        let n = checkable.len();
+        let dropped: BTreeSet<usize> = if atoms.is_empty() {
             BTreeSet::new()
         } else {
             self.prover.with_solver(|cx| {
                 cx.session(&atoms, |s| {
-                    (0..atoms.len())
-                        .filter(|&k| {
-                            s.check(&[(k, true)]) == SatAnswer::Unsat
-                                || s.check(&[(k, false)]) == SatAnswer::Unsat
-                        })
-                        .map(|k| checkable[k])
-                        .collect()
+                    let mut kept: Vec<usize> = (n..atoms.len()).collect();
+                    let mut dropped = BTreeSet::new();
+                    for k in 0..n {
+                        let unsat = |s: &mut cir::smt::Session<'_>, l: &[(usize, bool)]| {
+                            s.check(l) == SatAnswer::Unsat
+                        };
+                        let constant = unsat(s, &[(k, true)]) || unsat(s, &[(k, false)]);
+                        let repeats = |s: &mut cir::smt::Session<'_>, j: usize| {
+                            let same_scope = preds[j].scope == preds[k].scope
+                                || preds[j].scope == PredScope::Global;
+                            if !same_scope || vars[j] != vars[k] {
+                                return false;
+                            }
+                            let iff = unsat(s, &[(k, true), (j, false)])
+                                && unsat(s, &[(k, false), (j, true)]);
+                            iff || (unsat(s, &[(k, true), (j, true)])
+                                && unsat(s, &[(k, false), (j, false)]))
+                        };
+                        if constant || kept.iter().any(|&j| repeats(s, j)) {
+                            dropped.insert(checkable[k]);
+                        } else {
+                            kept.push(k);
+                        }
+                    }
+                    dropped
                 })
             })
         };
         for (i, (p, r)) in pending.into_iter().enumerate() {
-            if constant.contains(&i) {
+            if dropped.contains(&i) {
                 continue;
             }
             push(&mut self.out, p, &r.scope);
@@ -1257,6 +1293,29 @@ fn constant(prog: &Program, e: &Expr) -> Option<i128> {
     }
 }
 
+/// `e` without the arithmetic identities the weakest preconditions of a path leave behind
+/// (`x * 1`, `e + 0`, `0 + e`, `e - 0`), where the operand already has the operation's type:
+/// the value is the same under both semantics.
+fn fold_identities(prog: &Program, e: &Expr) -> Expr {
+    e.map_bottom_up(&mut |x| {
+        let ExprKind::Binary(op, a, b) = &x.kind else {
+            return x;
+        };
+        let is = |k: &Expr, v: i128| constant(prog, k) == Some(v);
+        let keep = match op {
+            BinOp::Mul if is(b, 1) && a.ty == x.ty => Some(a),
+            BinOp::Mul if is(a, 1) && b.ty == x.ty => Some(b),
+            BinOp::Add | BinOp::Sub if is(b, 0) && a.ty == x.ty => Some(a),
+            BinOp::Add if is(a, 0) && b.ty == x.ty => Some(b),
+            _ => None,
+        };
+        match keep {
+            Some(k) => (**k).clone(),
+            None => x,
+        }
+    })
+}
+
 /// A predicate in simpler words with the same meaning (`slam-algorithms.md` §6.6, step 5):
 /// comparison operands lose value-preserving casts (`(long long)x != 5` is `x != 5`: the
 /// comparison converts both sides to a common type that holds both values), and an (in)equality
@@ -1271,7 +1330,8 @@ pub fn simplify(prog: &Program, e: &Expr) -> Expr {
     if !op.is_comparison() {
         return e.clone();
     }
-    let (mut a, mut b) = (strip_widening(prog, a), strip_widening(prog, b));
+    let (a, b) = (fold_identities(prog, a), fold_identities(prog, b));
+    let (mut a, mut b) = (strip_widening(prog, &a), strip_widening(prog, &b));
     if matches!(op, BinOp::Eq | BinOp::Ne) {
         if constant(prog, &a).is_some() && constant(prog, &b).is_none() {
             std::mem::swap(&mut a, &mut b);
