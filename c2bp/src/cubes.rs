@@ -14,6 +14,11 @@
 //! - **pruning**: a cube implying φ or ¬φ is not extended, nor is an inconsistent cube
 //!   (detected as implying both), and supersets of such cubes are never tried.
 //!
+//! At unbounded cube length over many atoms, where both the projections and the search blow
+//! up, `F_V(φ)` is computed as a *cover* of the valuations whose cube implies φ
+//! (`Search::by_generalization`, as IC3 generalises a state): the same Boolean function in
+//! fewer cubes.
+//!
 //! Both `F_V(φ)` and `F_V(¬φ)` come out of one search (a cube that implies one side cannot have
 //! an extension implying the other). Every question goes to the one C semantics,
 //! [`cir::smt::Prover`]; an `unknown` answer counts as "not valid", so a cube is only ever
@@ -546,7 +551,15 @@ impl Enumerator<'_> {
                 neg: to_vs(&a.neg),
             };
         }
-        let seed = stats.prior.seed(&stats.scope, &phi_text, &texts);
+        // At unbounded length over many atoms: a covering search, in a solver of its own (its
+        // cubes depend on the models it meets), never seeded (a seed's cubes are all minimal
+        // cubes over fewer atoms, a covering answer is not).
+        let covering = self.max_len.is_none() && rel.len() > GENERALIZATION_ATOMS;
+        let seed = if covering {
+            None
+        } else {
+            stats.prior.seed(&stats.scope, &phi_text, &texts)
+        };
         if seed.is_some() {
             stats.seeded += 1;
         }
@@ -576,13 +589,18 @@ impl Enumerator<'_> {
             max_queries: self.max_queries,
         };
         let unknowns_before = cx.unknowns();
-        let (mut pos, mut neg, capped, queries) = cx.session(&atoms, |s| match seed {
-            Some(seed) => search.run(s, Some(seed)),
-            None => search
-                .by_projection(s)
-                .unwrap_or_else(|| search.run(s, None)),
-        });
-        let complete = !capped && cx.unknowns() == unknowns_before;
+        let (mut pos, mut neg, capped, queries) = if covering {
+            cx.isolated_session(&atoms, |s| search.by_generalization(s))
+        } else {
+            cx.session(&atoms, |s| match seed {
+                Some(seed) => search.run(s, Some(seed)),
+                None => search
+                    .by_projection(s)
+                    .unwrap_or_else(|| search.run(s, None)),
+            })
+        };
+        // A covering answer leaves out minimal cubes (the seeds of later searches need them).
+        let complete = !capped && !covering && cx.unknowns() == unknowns_before;
         canonical_order(&mut pos);
         canonical_order(&mut neg);
         tracing::debug!(
@@ -734,6 +752,11 @@ fn mask_cube(n: usize, (vars, vals): MaskCube) -> Cube {
         .collect()
 }
 
+/// Above this many atoms at unbounded cube length the projections (one query per valuation
+/// of φ and of ¬φ) mostly overrun their budget (progress seed 27: 16 atoms, 4,096 queries
+/// spent before falling back): [`Search::by_generalization`] directly.
+const GENERALIZATION_ATOMS: usize = 12;
+
 /// Largest number of atoms for the projection method (valuations are `u64` bitmasks).
 const MAX_PROJECTION_ATOMS: usize = 24;
 
@@ -868,6 +891,95 @@ impl Search {
         let back =
             |cs: Vec<MaskCube>| -> Vec<Cube> { cs.into_iter().map(|c| mask_cube(n, c)).collect() };
         Some((back(pos), back(neg), false, queries))
+    }
+
+    /// `F(φ)` and `F(¬φ)` at unbounded cube length over more than [`GENERALIZATION_ATOMS`]
+    /// atoms — many predicates related to φ, whose valuations overrun the projections and
+    /// whose consistent cubes the search would enumerate by the million (progress seed 27:
+    /// 16 predicates, 833k queries; in an isolated session, see `Enumerator::approx`): at
+    /// unbounded length `F(φ)` holds of a valuation exactly when the valuation's full cube
+    /// implies φ, so it is enough to *cover* those valuations, as IC3 generalises a state.
+    /// Repeatedly: a model of φ outside the cubes found (and outside the valuations known to
+    /// have a ¬φ state); if its valuation's cube implies φ, it is shrunk literal by literal
+    /// to a minimal cube implying φ (found); else the valuation is blocked for φ. Each cube
+    /// found is minimal, but not every minimal cube is found: the same Boolean function as
+    /// the full search, in fewer cubes. Blocking clauses remove only φ states (a cube found
+    /// implies φ; a mixed valuation is blocked together with φ), so the implication checks,
+    /// which ask about ¬φ states, are unaffected. Beyond `max_queries`: the cubes found so far
+    /// (capped; sound, less precise).
+    fn by_generalization(&self, s: &mut Session<'_>) -> (Vec<Cube>, Vec<Cube>, bool, u64) {
+        let n = self.goal;
+        let goal = self.goal;
+        let mut queries = 0u64;
+        let mut capped = false;
+        // Valuations with both a φ and a ¬φ state, found on the φ side: blocked at once on the
+        // ¬φ side.
+        let mut mixed: Vec<Cube> = Vec::new();
+        let mut side = |s: &mut Session<'_>, want: bool, mixed: &mut Vec<Cube>| -> Vec<Cube> {
+            let mut found: Vec<Cube> = Vec::new();
+            s.push();
+            for v in mixed.iter() {
+                let mut lits = v.clone();
+                lits.push((goal, want));
+                s.block(&lits);
+            }
+            let record = want;
+            loop {
+                if queries >= self.max_queries {
+                    capped = true;
+                    break;
+                }
+                queries += 1;
+                let (a, m) = s.check_model(&[(goal, want)]);
+                let m = match (a, m) {
+                    (SatAnswer::Unsat, _) => break,
+                    (SatAnswer::Sat, Some(m)) => m,
+                    _ => {
+                        capped = true;
+                        break;
+                    }
+                };
+                let valuation: Cube = (0..n).map(|k| (k, m[k])).collect();
+                // c ∧ ¬(goal = want) unsatisfiable: its core (a sub-cube that also implies it).
+                let core = |s: &mut Session<'_>, c: &Cube, q: &mut u64| -> Option<Cube> {
+                    *q += 1;
+                    let mut lits = c.clone();
+                    lits.push((goal, !want));
+                    match s.check_core(&lits) {
+                        (SatAnswer::Unsat, Some(k)) => {
+                            Some(k.into_iter().filter(|l| l.0 != goal).collect())
+                        }
+                        _ => None,
+                    }
+                };
+                let Some(mut cube) = core(s, &valuation, &mut queries) else {
+                    let mut lits = valuation.clone();
+                    lits.push((goal, want));
+                    s.block(&lits);
+                    if record {
+                        mixed.push(valuation);
+                    }
+                    continue;
+                };
+                // Minimal: drop literals one at a time, each time keeping the core (a literal
+                // needed in a cube is needed in every sub-cube that still implies the goal).
+                let mut needed: Vec<Lit> = Vec::new();
+                while let Some(&l) = cube.iter().find(|l| !needed.contains(l)) {
+                    let shorter: Cube = cube.iter().copied().filter(|&x| x != l).collect();
+                    match core(s, &shorter, &mut queries) {
+                        Some(k) => cube = k,
+                        None => needed.push(l),
+                    }
+                }
+                s.block(&cube);
+                found.push(cube);
+            }
+            s.pop();
+            found
+        };
+        let pos = side(s, true, &mut mixed);
+        let neg = side(s, false, &mut mixed);
+        (pos, neg, capped, queries)
     }
 
     /// The cube search (results over atom positions). With a [`Seed`] (a complete answer over

@@ -18,7 +18,8 @@
 //! two variables, writes `*p = e` where `p` may point to a predicate's variable, wrapping
 //! unsigned arithmetic, struct fields (a field write, a write through a pointer that may reach
 //! either structure, a structure copy), two pointers that may alias, and a post value that
-//! needs a cube of four literals.
+//! needs a cube of four literals, and thirteen related predicates (searches over more than 12
+//! atoms).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -28,7 +29,7 @@ use c2bp::{Options, Sources, abstract_program};
 use cir::ir::{Callee, EdgeKind, Expr, ExprKind, Program, UnOp};
 use cir::pointsto::PointsTo;
 use cir::pred::{PredicateSet, normalize, parse_predicates};
-use cir::smt::{Answer, Prover, SatAnswer, Semantics};
+use cir::smt::{Prover, SatAnswer, Semantics};
 use cir::types::CType;
 use cir::wp::wp_assign;
 
@@ -175,31 +176,6 @@ impl Case {
     }
 }
 
-/// The brute-force answer for one source valuation.
-struct Brute<'a> {
-    prover: &'a Prover<'a>,
-    gamma: Vec<Expr>,
-    what: String,
-}
-
-impl Brute<'_> {
-    /// The Cartesian post value of a predicate whose WP is `w`.
-    fn post(&self, w: &Expr) -> Vals {
-        let undecided =
-            || -> ! { panic!("{}: the prover cannot decide (inconclusive)", self.what) };
-        match self.prover.is_valid(&self.gamma, w) {
-            Answer::Valid => return CAN_T,
-            Answer::NotValid => {}
-            Answer::Unknown => undecided(),
-        }
-        match self.prover.is_valid(&self.gamma, &negate(w)) {
-            Answer::Valid => CAN_F,
-            Answer::NotValid => BOTH,
-            Answer::Unknown => undecided(),
-        }
-    }
-}
-
 /// γ(v): the literals of the valuation v of `scope` (bit i = predicate i).
 fn gamma_of(scope: &[Pred], v: u32) -> Vec<Expr> {
     scope
@@ -215,19 +191,32 @@ fn gamma_of(scope: &[Pred], v: u32) -> Vec<Expr> {
         .collect()
 }
 
-/// The consistent valuations of `scope` (bit i = predicate i), with γ(v) for each.
+/// The consistent valuations of `scope` (bit i = predicate i), with γ(v) for each (one solver
+/// session for all of them).
 fn consistent(prover: &Prover<'_>, scope: &[Pred], what: &str) -> Vec<(u32, Vec<Expr>)> {
-    assert!(scope.len() <= 8, "{what}: too many predicates to enumerate");
-    let mut out = Vec::new();
-    for v in 0..(1u32 << scope.len()) {
-        let gamma = gamma_of(scope, v);
-        match prover.is_satisfiable(&gamma) {
-            SatAnswer::Sat => out.push((v, gamma)),
-            SatAnswer::Unsat => {}
-            SatAnswer::Unknown => panic!("{what}: consistency of valuation {v:b} undecided"),
-        }
-    }
-    out
+    assert!(
+        scope.len() <= 14,
+        "{what}: too many predicates to enumerate"
+    );
+    let atoms: Vec<Expr> = scope.iter().map(|p| p.expr.clone()).collect();
+    let sat: Vec<u32> = prover.with_solver(|cx| {
+        cx.session(&atoms, |s| {
+            (0..(1u32 << scope.len()))
+                .filter(|v| {
+                    let lits: Vec<(usize, bool)> =
+                        (0..scope.len()).map(|i| (i, v >> i & 1 == 1)).collect();
+                    match s.check(&lits) {
+                        SatAnswer::Sat => true,
+                        SatAnswer::Unsat => false,
+                        SatAnswer::Unknown => {
+                            panic!("{what}: consistency of valuation {v:b} undecided")
+                        }
+                    }
+                })
+                .collect()
+        })
+    });
+    sat.into_iter().map(|v| (v, gamma_of(scope, v))).collect()
 }
 
 fn valuation_text(scope: &[Pred], v: u32) -> String {
@@ -260,9 +249,10 @@ struct Report {
     mismatches: Vec<String>,
 }
 
-/// The brute-force post values of one assignment from one valuation, by predicate name.
-/// A predicate whose WP is itself keeps its value: γ(v) holds φ or ¬φ as a literal, so the
-/// answer is v(φ) without asking the prover (each query costs a fresh Z3 context).
+/// The brute-force post values of one assignment from one valuation, by predicate name: the
+/// Cartesian post value of φ is 1 when γ(v) ⇒ WP(φ), 0 when γ(v) ⇒ ¬WP(φ), else either. A
+/// predicate whose WP is itself keeps its value: γ(v) holds φ or ¬φ as a literal, so the
+/// answer is v(φ) without asking the prover. One solver session per valuation.
 fn brute_posts(
     prover: &Prover<'_>,
     pts: &PointsTo,
@@ -271,22 +261,51 @@ fn brute_posts(
     (v, gamma): (u32, Vec<Expr>),
     what: &str,
 ) -> Vec<Vals> {
-    let b = Brute {
-        prover,
-        gamma,
-        what: what.to_string(),
-    };
-    scope
+    let ws: Vec<Option<Expr>> = scope
         .iter()
-        .enumerate()
-        .map(|(i, p)| {
+        .map(|p| {
             let w = wp_assign(lhs, rhs, &p.expr, pts)
                 .unwrap_or_else(|| panic!("{what}: WP({}) is not expressible", p.name));
-            if w == p.expr {
-                single(v >> i & 1 == 1)
-            } else {
-                b.post(&normalize(w))
-            }
+            (w != p.expr).then(|| normalize(w))
+        })
+        .collect();
+    let g = gamma.len();
+    let mut atoms = gamma;
+    atoms.extend(ws.iter().flatten().cloned());
+    let answers: Vec<Vals> = prover.with_solver(|cx| {
+        cx.session(&atoms, |s| {
+            let mut lits: Vec<(usize, bool)> = (0..g).map(|k| (k, true)).collect();
+            (g..atoms.len())
+                .map(|j| {
+                    let mut implies = |b: bool| {
+                        lits.push((j, !b));
+                        let a = s.check(&lits);
+                        lits.pop();
+                        match a {
+                            SatAnswer::Unsat => true,
+                            SatAnswer::Sat => false,
+                            SatAnswer::Unknown => {
+                                panic!("{what}: the prover cannot decide (inconclusive)")
+                            }
+                        }
+                    };
+                    if implies(true) {
+                        CAN_T
+                    } else if implies(false) {
+                        CAN_F
+                    } else {
+                        BOTH
+                    }
+                })
+                .collect()
+        })
+    });
+    let mut answers = answers.into_iter();
+    ws.iter()
+        .enumerate()
+        .map(|(i, w)| match w {
+            None => single(v >> i & 1 == 1),
+            Some(_) => answers.next().expect("one answer per WP"),
         })
         .collect()
 }
@@ -546,6 +565,14 @@ fn long_cubes() {
     );
     let rep = check("chain");
     assert_covers("chain", &rep, 2, 0);
+}
+
+/// More than 12 related atoms: the searches cover the valuations rather than list every
+/// minimal cube (`Search::by_generalization`); the same Cartesian abstraction.
+#[test]
+fn many_related_predicates() {
+    let rep = check("many");
+    assert_covers("many", &rep, 3, 2);
 }
 
 #[test]

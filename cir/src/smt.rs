@@ -423,6 +423,7 @@ impl<'p> Prover<'p> {
             let mut cx = SolverCx {
                 prog,
                 sem,
+                rlimit,
                 solver,
                 queries: 0,
                 unknowns: 0,
@@ -576,6 +577,7 @@ fn configure(solver: Solver, rlimit: u32) -> Solver {
 pub struct SolverCx<'p> {
     prog: &'p Program,
     sem: Semantics,
+    rlimit: u32,
     solver: Solver,
     queries: u64,
     unknowns: u64,
@@ -585,6 +587,33 @@ impl SolverCx<'_> {
     /// Answers `unknown` so far (a caller can tell whether a sequence of sessions was exact).
     pub fn unknowns(&self) -> u64 {
         self.unknowns
+    }
+
+    /// Like [`SolverCx::session`], in a fresh Z3 context and solver of its own: the answers,
+    /// models and cores do not depend on what this solver was asked before (a search whose
+    /// result depends on the models it meets stays the same whether earlier searches ran or
+    /// were answered from a cache). Costs a context (milliseconds).
+    pub fn isolated_session<R: Send + Sync>(
+        &mut self,
+        atoms: &[Expr],
+        f: impl FnOnce(&mut Session<'_>) -> R + Send + Sync,
+    ) -> R {
+        let (prog, sem, rlimit) = (self.prog, self.sem, self.rlimit);
+        let (r, queries, unknowns) = z3::with_z3_config(&z3::Config::new(), move || {
+            let mut cx = SolverCx {
+                prog,
+                sem,
+                rlimit,
+                solver: session_solver(sem, rlimit),
+                queries: 0,
+                unknowns: 0,
+            };
+            let r = cx.session(atoms, f);
+            (r, cx.queries, cx.unknowns)
+        });
+        self.queries += queries;
+        self.unknowns += unknowns;
+        r
     }
 
     /// Runs `f` with a [`Session`] over `atoms` (C conditions about one state).
@@ -672,6 +701,27 @@ impl Session<'_> {
                     .collect::<Option<Vec<bool>>>()
             });
         (answer, model)
+    }
+
+    /// Like [`Session::check`]; when unsatisfiable, also the literals of an unsatisfiable core
+    /// (a subset of `lits`, not necessarily minimal: Z3's core of the assumptions).
+    pub fn check_core(
+        &mut self,
+        lits: &[(usize, bool)],
+    ) -> (SatAnswer, Option<Vec<(usize, bool)>>) {
+        let answer = self.solve(lits);
+        if answer != SatAnswer::Unsat {
+            return (answer, None);
+        }
+        let core = self.solver.get_unsat_core();
+        let assumed = self.assume(lits);
+        let kept: Vec<(usize, bool)> = lits
+            .iter()
+            .zip(&assumed)
+            .filter(|(_, a)| core.iter().any(|c| c == *a))
+            .map(|(l, _)| *l)
+            .collect();
+        (answer, Some(kept))
     }
 
     /// Opens a scope for [`Session::block`] clauses.
