@@ -43,7 +43,16 @@ fn abstract_trace(
     // At unbounded cube length, `enforce` of unbounded length too: the Boolean abstraction
     // then has no inconsistent state (one at a procedure's entry, where the predicates of
     // uninitialised locals start arbitrary, would otherwise follow any path).
-    let enforce_len = if cube_len.is_none() { 64 } else { 2 };
+    // `NEWTON_PROGRESS_ENFORCE=N` tries a shorter one: `enforce` only removes Boolean states,
+    // so a path refuted with it is refuted with the default too.
+    let enforce_len = if cube_len.is_none() {
+        std::env::var("NEWTON_PROGRESS_ENFORCE")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(64)
+    } else {
+        2
+    };
     let opts = c2bp::Options {
         cube_len,
         enforce_len,
