@@ -629,7 +629,10 @@ impl Enumerator<'_> {
     /// The minimal inconsistent cubes of at most `max_len` literals over `vs` that contain at
     /// least one variable of `must` (every cube when `must` is `None`), skipping supersets of
     /// `known` (already excluded elsewhere). Only connected cubes are tried (each new variable
-    /// shares a location with the cube).
+    /// shares a location with the cube). `true` with them when the search stopped at its
+    /// budget ([`INCONSISTENT_QUERY_FACTOR`] × `max_queries` queries, or that many times
+    /// [`NODES_PER_QUERY`] cubes examined): then only some of the longest ones are missing
+    /// (the search goes by length), and excluding fewer cubes is sound.
     pub fn inconsistent_cubes(
         &self,
         cx: &mut SolverCx<'_>,
@@ -637,10 +640,11 @@ impl Enumerator<'_> {
         must: Option<&BTreeSet<usize>>,
         max_len: usize,
         known: &[Cube],
-    ) -> Vec<Cube> {
+    ) -> (Vec<Cube>, bool) {
         if vs.vars.is_empty() {
-            return Vec::new();
+            return (Vec::new(), false);
         }
+        let budget = self.max_queries.saturating_mul(INCONSISTENT_QUERY_FACTOR);
         let atoms: Vec<Expr> = vs.vars.iter().map(|v| v.expr.clone()).collect();
         let n = atoms.len();
         cx.session(&atoms, |s| {
@@ -664,9 +668,10 @@ impl Enumerator<'_> {
                         .filter(|c| must.is_none_or(|m| c.iter().any(|l| m.contains(&l.0))))
                         .filter(|c| !known.iter().any(|d| subset(d, c)))
                         .collect();
-                    return found;
+                    return (found, false);
                 }
             }
+            let (mut queries, mut examined) = (0u64, 0u64);
             let mut found: Vec<Cube> = Vec::new();
             let mut queue: VecDeque<Cube> = VecDeque::new();
             let mut tried: HashSet<Cube> = HashSet::new();
@@ -683,7 +688,14 @@ impl Enumerator<'_> {
                 if is_covered(&c, &found) {
                     continue;
                 }
+                examined += 1;
+                if queries >= budget || examined > budget.saturating_mul(NODES_PER_QUERY) {
+                    return (found, true);
+                }
                 let wanted = must.is_none_or(|m| c.iter().any(|l| m.contains(&l.0)));
+                if wanted {
+                    queries += 1;
+                }
                 if wanted && !s.check(&c).maybe_sat() {
                     found.push(c);
                     continue;
@@ -709,7 +721,7 @@ impl Enumerator<'_> {
                     }
                 }
             }
-            found
+            (found, false)
         })
     }
 }
@@ -769,6 +781,11 @@ const PROJECTION_BUDGET: u64 = 2048;
 /// earlier model costs no query but a scan of the cubes found and the models kept, and at
 /// unbounded length over many atoms the cubes run into millions.
 const NODES_PER_QUERY: u64 = 4;
+
+/// [`Enumerator::inconsistent_cubes`] by search stops after this many times `max_queries`
+/// queries (one search covers a whole procedure, where a cube search covers one φ): at
+/// `--enforce-len 64` over 20 related predicates it ran for hours (progress seed 116).
+const INCONSISTENT_QUERY_FACTOR: u64 = 5;
 
 /// At most this many consistent valuations for [`Enumerator::inconsistent_cubes`] by projection.
 const INCONSISTENT_PROJECTION_BUDGET: u64 = 4096;

@@ -683,12 +683,13 @@ impl FnCx<'_, '_, '_, '_> {
                         (known, fresh)
                     })
             });
-        let mut cubes = match earlier {
+        let (mut cubes, capped) = match earlier {
             Some((mut known, fresh)) => {
+                let mut capped = false;
                 if !fresh.is_empty() {
                     let mut prune = self.sh.global_enforce.to_vec();
                     prune.extend(known.iter().cloned());
-                    let new = self.en.inconsistent_cubes(
+                    let (new, c) = self.en.inconsistent_cubes(
                         self.cx,
                         &self.body,
                         Some(&fresh),
@@ -696,8 +697,9 @@ impl FnCx<'_, '_, '_, '_> {
                         &prune,
                     );
                     known.extend(new);
+                    capped = c;
                 }
-                known
+                (known, capped)
             }
             None => self.en.inconsistent_cubes(
                 self.cx,
@@ -709,11 +711,17 @@ impl FnCx<'_, '_, '_, '_> {
         };
         let order = |c: &Cube| c.iter().map(|&(i, b)| (i, !b)).collect::<Vec<_>>();
         cubes.sort_by_cached_key(|c| (c.len(), order(c)));
-        self.local_cubes = Some(LocalCubes {
-            globals,
-            locals,
-            cubes: cubes.iter().map(|c| self.body.cube_key(prog, c)).collect(),
-        });
+        // Incomplete cubes are no base for an incremental search (see `c2bp::abstract_program`).
+        if capped {
+            self.search.capped += 1;
+            self.local_cubes = None;
+        } else {
+            self.local_cubes = Some(LocalCubes {
+                globals,
+                locals,
+                cubes: cubes.iter().map(|c| self.body.cube_key(prog, c)).collect(),
+            });
+        }
         cubes
     }
 

@@ -53,7 +53,8 @@ pub struct Options {
     pub sem: Semantics,
     /// Z3's deterministic resource limit per query.
     pub rlimit: u32,
-    /// Maximum solver queries of one cube search (a count, so deterministic).
+    /// Maximum solver queries of one cube search (a count, so deterministic; 5 times as many
+    /// for the inconsistent cubes of `enforce`).
     pub max_queries: u64,
 }
 
@@ -340,15 +341,17 @@ pub fn abstract_program_cached(
                     .collect();
                 (known, fresh)
             });
-        let mut cubes = match earlier {
+        let (mut cubes, capped) = match earlier {
             Some((mut known, fresh)) => {
+                let mut capped = false;
                 if !fresh.is_empty() {
-                    let new = prover.with_solver(|cx| {
+                    let (new, c) = prover.with_solver(|cx| {
                         en.inconsistent_cubes(cx, &globals, Some(&fresh), len, &known)
                     });
                     known.extend(new);
+                    capped = c;
                 }
-                known
+                (known, capped)
             }
             None => prover.with_solver(|cx| en.inconsistent_cubes(cx, &globals, None, len, &[])),
         };
@@ -356,10 +359,17 @@ pub fn abstract_program_cached(
         // way the cubes were found.
         let order = |c: &Cube| c.iter().map(|&(i, b)| (i, !b)).collect::<Vec<_>>();
         cubes.sort_by_cached_key(|c| (c.len(), order(c)));
-        cache.global_enforce = Some((
-            texts,
-            cubes.iter().map(|c| globals.cube_key(prog, c)).collect(),
-        ));
+        // Incomplete cubes are no base for an incremental search (it would never look for the
+        // missing ones, and its text would not be a fresh abstraction's).
+        cache.global_enforce = (!capped).then(|| {
+            (
+                texts,
+                cubes.iter().map(|c| globals.cube_key(prog, c)).collect(),
+            )
+        });
+        if capped {
+            tracing::warn!("the global inconsistent cubes stopped at their query budget");
+        }
         cubes
     };
     let global_seconds = t0.elapsed().as_secs_f64();

@@ -1,0 +1,60 @@
+//! The search for `enforce`'s inconsistent cubes has a budget (5 × `max_queries` queries): a
+//! long enforce length over many related predicates once ran for hours. Stopped, it keeps the
+//! cubes found — by length, so every shorter one — and counts as a capped search; excluding
+//! fewer cubes is sound.
+
+mod common;
+
+/// The cubes of `main`'s `enforce` clause (`enforce (!(c1) & !(c2) & …);`), as texts.
+fn enforce_cubes(text: &str) -> Vec<String> {
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("enforce "))
+        .unwrap_or_default()
+        .trim();
+    let inner = line
+        .trim_start_matches("enforce (!(")
+        .trim_end_matches("));");
+    inner.split(") & !(").map(str::to_string).collect()
+}
+
+#[test]
+fn a_stopped_search_keeps_the_shorter_inconsistent_cubes() {
+    let c = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/budget.c");
+    let prog = common::load(&c, &cir::LowerOptions::default());
+    let preds = common::preds(&prog, Some(&c.with_extension("preds")));
+    let run = |max_queries: u64| {
+        let opts = c2bp::Options {
+            enforce_len: 5,
+            max_queries,
+            ..c2bp::Options::default()
+        };
+        common::abstract_file(&c, &prog, &preds, &opts)
+    };
+    let full = run(20_000);
+    let short = run(80);
+    let capped = |o: &c2bp::Output| o.procs.iter().map(|p| p.capped).sum::<u64>();
+    assert_eq!(capped(&full), 0, "the full search is complete");
+    assert!(capped(&short) >= 1, "the budget stops the search");
+    let (all, kept) = (enforce_cubes(&full.text), enforce_cubes(&short.text));
+    assert!(
+        !kept.is_empty() && kept.len() < all.len(),
+        "{kept:?} of {all:?}"
+    );
+    for c in &kept {
+        assert!(
+            all.contains(c),
+            "{c} is not an inconsistent cube of the full search"
+        );
+    }
+    // Every cube of two literals (`x > 1` without `x > 0`, ...) is among those kept: the search
+    // goes by length.
+    let pairs: Vec<&String> = all
+        .iter()
+        .filter(|c| c.matches(" & ").count() == 1)
+        .collect();
+    assert!(!pairs.is_empty());
+    for c in pairs {
+        assert!(kept.contains(c), "{c} is missing");
+    }
+}
