@@ -71,8 +71,14 @@ impl Oracle for Random {
 /// caller frames multiply).
 const MAX_DEPTH: usize = 16;
 
-/// Most Boolean configurations kept at a checkpoint (beyond: [`Verdict::Budget`]).
-const MAX_CONFIGS: usize = 2_000;
+/// Most Boolean configurations kept at a checkpoint (beyond: [`Verdict::Budget`]); the
+/// environment's `CHECK_MAX_CONFIGS` raises it (to decide a run over budget, by hand).
+fn max_configs() -> usize {
+    std::env::var("CHECK_MAX_CONFIGS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2_000)
+}
 
 /// One frame of a Boolean configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -206,7 +212,7 @@ impl<'a> Checker<'a> {
             let Some((fid, _)) = it.location() else {
                 break;
             };
-            if it.depth() > MAX_DEPTH || configs.len() > MAX_CONFIGS {
+            if it.depth() > MAX_DEPTH || configs.len() > max_configs() {
                 break;
             }
             let fname = self.prog.functions[fid.0 as usize].name.clone();
@@ -305,7 +311,7 @@ impl<'a> Checker<'a> {
             .collect();
         let mut at_checkpoint = false;
         for s in path {
-            if configs.len() > MAX_CONFIGS {
+            if configs.len() > max_configs() {
                 return Err("too many Boolean configurations".into());
             }
             let fname = self.prog.functions[s.edge.func.0 as usize].name.clone();
