@@ -630,8 +630,8 @@ impl Enumerator<'_> {
     /// least one variable of `must` (every cube when `must` is `None`), skipping supersets of
     /// `known` (already excluded elsewhere). Only connected cubes are tried (each new variable
     /// shares a location with the cube). `true` with them when the search stopped at its
-    /// budget ([`INCONSISTENT_QUERY_FACTOR`] × `max_queries` queries, or that many times
-    /// [`NODES_PER_QUERY`] cubes examined): then only some of the longest ones are missing
+    /// budget (`INCONSISTENT_QUERY_FACTOR` × `max_queries` queries, or that many times
+    /// `NODES_PER_QUERY` cubes examined): then only some of the longest ones are missing
     /// (the search goes by length), and excluding fewer cubes is sound.
     pub fn inconsistent_cubes(
         &self,
