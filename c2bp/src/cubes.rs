@@ -925,7 +925,7 @@ impl Search {
     /// which ask about ¬φ states, are unaffected. Beyond `max_queries`: the cubes found so far
     /// (capped; sound, less precise).
     fn by_generalization(&self, s: &mut Session<'_>) -> (Vec<Cube>, Vec<Cube>, bool, u64) {
-        let n = self.goal;
+        // Atoms 0..goal are the variables, atom `goal` is φ.
         let goal = self.goal;
         let mut queries = 0u64;
         let mut capped = false;
@@ -940,7 +940,6 @@ impl Search {
                 lits.push((goal, want));
                 s.block(&lits);
             }
-            let record = want;
             loop {
                 if queries >= self.max_queries {
                     capped = true;
@@ -956,7 +955,7 @@ impl Search {
                         break;
                     }
                 };
-                let valuation: Cube = (0..n).map(|k| (k, m[k])).collect();
+                let valuation: Cube = (0..goal).map(|k| (k, m[k])).collect();
                 // c ∧ ¬(goal = want) unsatisfiable: its core (a sub-cube that also implies it).
                 let core = |s: &mut Session<'_>, c: &Cube, q: &mut u64| -> Option<Cube> {
                     *q += 1;
@@ -973,7 +972,7 @@ impl Search {
                     let mut lits = valuation.clone();
                     lits.push((goal, want));
                     s.block(&lits);
-                    if record {
+                    if want {
                         mixed.push(valuation);
                     }
                     continue;

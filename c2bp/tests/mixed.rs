@@ -44,34 +44,35 @@ fn a_mixed_inconsistent_cube_is_excluded_after_the_assignment() {
         .find(|l| l.trim_start().starts_with("enforce "))
         .unwrap_or_default();
     assert!(!enforce.contains("{g == 0}"), "enforce mixes: {enforce}");
-    let cs = consistency(&text);
+    assert_excluded_and_safe(&text);
+}
+
+/// The cube `g == 0 ∧ x == g ∧ x == 1` is excluded by a `consistency` assume, and the error
+/// is unreachable.
+fn assert_excluded_and_safe(text: &str) {
+    let cs = consistency(text);
     assert!(
         cs.iter()
             .any(|s| s.contains("!({g == 0} & {x == g} & {x == 1})")),
         "{cs:?}\n{text}"
     );
-    assert!(!common::bebop_unsafe(&text), "must be safe:\n{text}");
+    assert!(!common::bebop_unsafe(text), "must be safe:\n{text}");
+}
+
+/// No `consistency` assume (the cube has three literals: not searched at enforce length 2),
+/// and the error is reachable.
+fn assert_unexcluded_and_unsafe(text: &str) {
+    assert!(consistency(text).is_empty(), "{text}");
+    assert!(common::bebop_unsafe(text), "must be unsafe:\n{text}");
 }
 
 #[test]
 fn without_the_cube_the_error_is_reachable() {
-    // Of three literals: not searched at enforce length 2.
-    let text = mixed(2);
-    assert!(consistency(&text).is_empty(), "{text}");
-    assert!(common::bebop_unsafe(&text), "must be unsafe:\n{text}");
+    assert_unexcluded_and_unsafe(&mixed(2));
 }
 
 #[test]
 fn a_mixed_inconsistent_cube_is_excluded_at_the_entry() {
-    let text = abstract_data("mixed_entry.c", 3);
-    let cs = consistency(&text);
-    assert!(
-        cs.iter()
-            .any(|s| s.contains("!({g == 0} & {x == g} & {x == 1})")),
-        "{cs:?}\n{text}"
-    );
-    assert!(!common::bebop_unsafe(&text), "must be safe:\n{text}");
-    let short = abstract_data("mixed_entry.c", 2);
-    assert!(consistency(&short).is_empty(), "{short}");
-    assert!(common::bebop_unsafe(&short), "must be unsafe:\n{short}");
+    assert_excluded_and_safe(&abstract_data("mixed_entry.c", 3));
+    assert_unexcluded_and_unsafe(&abstract_data("mixed_entry.c", 2));
 }

@@ -419,15 +419,7 @@ impl<'p> Prover<'p> {
         let sem = self.sem;
         let rlimit = self.rlimit;
         let (r, queries, unknowns) = in_context(move || {
-            let solver = session_solver(sem, rlimit);
-            let mut cx = SolverCx {
-                prog,
-                sem,
-                rlimit,
-                solver,
-                queries: 0,
-                unknowns: 0,
-            };
+            let mut cx = SolverCx::fresh(prog, sem, rlimit);
             let r = f(&mut cx);
             (r, cx.queries, cx.unknowns)
         });
@@ -583,7 +575,19 @@ pub struct SolverCx<'p> {
     unknowns: u64,
 }
 
-impl SolverCx<'_> {
+impl<'p> SolverCx<'p> {
+    /// A new solver of the current thread's context.
+    fn fresh(prog: &'p Program, sem: Semantics, rlimit: u32) -> SolverCx<'p> {
+        SolverCx {
+            prog,
+            sem,
+            rlimit,
+            solver: session_solver(sem, rlimit),
+            queries: 0,
+            unknowns: 0,
+        }
+    }
+
     /// Answers `unknown` so far (a caller can tell whether a sequence of sessions was exact).
     pub fn unknowns(&self) -> u64 {
         self.unknowns
@@ -600,14 +604,7 @@ impl SolverCx<'_> {
     ) -> R {
         let (prog, sem, rlimit) = (self.prog, self.sem, self.rlimit);
         let (r, queries, unknowns) = z3::with_z3_config(&z3::Config::new(), move || {
-            let mut cx = SolverCx {
-                prog,
-                sem,
-                rlimit,
-                solver: session_solver(sem, rlimit),
-                queries: 0,
-                unknowns: 0,
-            };
+            let mut cx = SolverCx::fresh(prog, sem, rlimit);
             let r = cx.session(atoms, f);
             (r, cx.queries, cx.unknowns)
         });
@@ -668,11 +665,10 @@ impl Session<'_> {
             .collect()
     }
 
-    /// One query under the literals as assumptions, counted.
-    fn solve(&mut self, lits: &[(usize, bool)]) -> SatAnswer {
+    /// One query under the literals as assumptions (made by [`Session::assume`]), counted.
+    fn solve(&mut self, assumptions: &[Bool]) -> SatAnswer {
         self.queries += 1;
-        let assumptions = self.assume(lits);
-        match self.solver.check_assumptions(&assumptions) {
+        match self.solver.check_assumptions(assumptions) {
             SatResult::Sat => SatAnswer::Sat,
             SatResult::Unsat => SatAnswer::Unsat,
             SatResult::Unknown => {
@@ -685,12 +681,13 @@ impl Session<'_> {
     /// Whether the conjunction of the literals (atom index, polarity) may hold. No model is
     /// built: building one took 70% of c2bp's enumeration of inconsistent cubes.
     pub fn check(&mut self, lits: &[(usize, bool)]) -> SatAnswer {
-        self.solve(lits)
+        let assumptions = self.assume(lits);
+        self.solve(&assumptions)
     }
 
     /// Like [`Session::check`], with the value of every atom in a model when satisfiable.
     pub fn check_model(&mut self, lits: &[(usize, bool)]) -> (SatAnswer, Option<Vec<bool>>) {
-        let answer = self.solve(lits);
+        let answer = self.check(lits);
         let model = (answer == SatAnswer::Sat)
             .then(|| self.solver.get_model())
             .flatten()
@@ -709,12 +706,12 @@ impl Session<'_> {
         &mut self,
         lits: &[(usize, bool)],
     ) -> (SatAnswer, Option<Vec<(usize, bool)>>) {
-        let answer = self.solve(lits);
+        let assumed = self.assume(lits);
+        let answer = self.solve(&assumed);
         if answer != SatAnswer::Unsat {
             return (answer, None);
         }
         let core = self.solver.get_unsat_core();
-        let assumed = self.assume(lits);
         let kept: Vec<(usize, bool)> = lits
             .iter()
             .zip(&assumed)

@@ -1124,10 +1124,10 @@ impl Ctx<'_> {
                 cx.session(&atoms, |s| {
                     let mut kept: Vec<usize> = (n..atoms.len()).collect();
                     let mut dropped = BTreeSet::new();
+                    let unsat = |s: &mut cir::smt::Session<'_>, l: &[(usize, bool)]| {
+                        s.check(l) == SatAnswer::Unsat
+                    };
                     for k in 0..n {
-                        let unsat = |s: &mut cir::smt::Session<'_>, l: &[(usize, bool)]| {
-                            s.check(l) == SatAnswer::Unsat
-                        };
                         let constant = unsat(s, &[(k, true)]) || unsat(s, &[(k, false)]);
                         let repeats = |s: &mut cir::smt::Session<'_>, j: usize| {
                             let same_scope = preds[j].scope == preds[k].scope

@@ -92,7 +92,8 @@ struct Args {
     /// Z3's deterministic resource limit per query.
     #[arg(long, value_name = "N", default_value_t = cir::smt::DEFAULT_RLIMIT)]
     rlimit: u32,
-    /// Maximum solver queries of one cube search.
+    /// Maximum solver queries of one cube search (beyond it: the cubes found so far, more `*`;
+    /// the search for the inconsistent cubes of `enforce` gets 5 times as many).
     #[arg(long = "max-queries", value_name = "N", default_value_t = 20_000)]
     max_queries: u64,
     /// What to do at NDF: off (UNKNOWN), lazy (constrain and bebop, at most 4 times, 5
