@@ -629,7 +629,8 @@ impl Enumerator<'_> {
     /// The minimal inconsistent cubes of at most `max_len` literals over `vs` that contain at
     /// least one variable of `must` (every cube when `must` is `None`), skipping supersets of
     /// `known` (already excluded elsewhere). Only connected cubes are tried (each new variable
-    /// shares a location with the cube). `true` with them when the search stopped at its
+    /// shares a location with the cube; a disconnected inconsistent cube has an inconsistent
+    /// part, so it is not minimal), every one of them, by length. `true` with them when the search stopped at its
     /// budget (`INCONSISTENT_QUERY_FACTOR` × `max_queries` queries, or that many times
     /// `NODES_PER_QUERY` cubes examined): then only some of the longest ones are missing
     /// (the search goes by length), and excluding fewer cubes is sound.
@@ -707,10 +708,14 @@ impl Enumerator<'_> {
                 for (i, _) in &c {
                     c_locs.extend(vs.vars[*i].locs.iter().cloned());
                 }
-                // Extend with larger indices only: every cube is generated once, in order.
-                let last = c.last().map_or(0, |l| l.0 + 1);
-                for j in last..vs.vars.len() {
-                    if vs.vars[j].locs.is_disjoint(&c_locs) {
+                // Extend with any variable the cube does not have yet that shares a location
+                // with it (`tried` generates each cube once). Not only with larger indices:
+                // the connected cube {a, b, c} with a and b disjoint and both sharing with c
+                // has no connected prefix in index order, and an inconsistent cube is only
+                // minimal when it is connected (seed 180 of newton's progress test lost
+                // `N == -3 ∧ N + 1 + g >= 2 ∧ ¬(g >= 4)` that way).
+                for j in 0..vs.vars.len() {
+                    if c.iter().any(|l| l.0 == j) || vs.vars[j].locs.is_disjoint(&c_locs) {
                         continue;
                     }
                     for b in [true, false] {
