@@ -832,24 +832,25 @@ impl FnCx<'_, '_, '_, '_> {
         }
     }
 
-    /// The predicates of `vs` among the first `upto` a call makes `*`: those over the result
-    /// variable or over memory in `m`.
-    fn havoc_call(
-        &mut self,
-        vs: &VarSet,
-        upto: usize,
-        ret: Option<VarId>,
-        m: &BTreeSet<Loc>,
-    ) -> Option<String> {
+    /// A call summarised by what it may write: the predicates of the body a call makes `*`
+    /// (those over the result variable or over memory in `m`), then the `assume` excluding
+    /// the mixed inconsistent cubes over them, as after an assignment (a read of a
+    /// nondeterministic value sets `n == -3` and `n + 1 + g >= 2` each on its own, next to a
+    /// global `g >= 4` the path knows).
+    fn havoc_call(&mut self, vs: &VarSet, ret: Option<VarId>, m: &BTreeSet<Loc>) -> Vec<St> {
         let mut targets = Vec::new();
-        for i in 0..upto {
+        let mut assigned = BTreeSet::new();
+        for i in 0..self.body.vars.len() {
             let x = &vs.vars[i].expr;
             if ret.is_some_and(|r| mentions_var(x, r)) || reads_any(self.sh.pts, x, m) {
                 let t = self.choose(vs, None);
                 targets.push((vs.vars[i].name.clone(), t));
+                assigned.insert(i);
             }
         }
-        Self::assignment(&targets)
+        let mut st = vec![Self::stmt("effects", Self::assignment(&targets))];
+        st.extend(self.excluding(&assigned));
+        st
     }
 
     fn call(
@@ -861,7 +862,6 @@ impl FnCx<'_, '_, '_, '_> {
         args: &[Expr],
     ) -> Vec<Vec<St>> {
         let prog = self.sh.prog;
-        let nbody = self.body.vars.len();
         let (targets, external) = call_targets(prog, self.sh.pts, callee);
         let mut alts = Vec::new();
         for g in targets {
@@ -869,8 +869,7 @@ impl FnCx<'_, '_, '_, '_> {
                 // `main` re-entered: its Boolean procedure (re)initialises the global
                 // predicates, so the call is summarised by its mod set instead.
                 let m = self.sh.mods[g.0 as usize].clone();
-                let t = self.havoc_call(vs, nbody, ret, &m);
-                alts.push(vec![Self::stmt("effects", t)]);
+                alts.push(self.havoc_call(vs, ret, &m));
             } else {
                 alts.push(self.defined_call(e, vs, g, ret, args));
             }
@@ -880,8 +879,7 @@ impl FnCx<'_, '_, '_, '_> {
                 Callee::Nondet(_) => BTreeSet::new(),
                 _ => external_mod(self.sh.pts, args),
             };
-            let t = self.havoc_call(vs, nbody, ret, &m);
-            alts.push(vec![Self::stmt("effects", t)]);
+            alts.push(self.havoc_call(vs, ret, &m));
         }
         alts
     }

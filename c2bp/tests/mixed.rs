@@ -3,7 +3,8 @@
 //! every statement that assigns one of their predicates is followed by an `assume` excluding
 //! them (`part=consistency`), and so is a procedure's entry. Here `x = nondet()` makes `x == g`
 //! and `x == 1` unknown, each on its own; with `g == 0` (global) both cannot hold, and the
-//! error is unreachable (`mixed.c`; `mixed_entry.c` passes `x` as a parameter).
+//! error is unreachable (`mixed.c`; `mixed_entry.c` passes `x` as a parameter; in
+//! `mixed_havoc.c` an external function writes `x` through its address).
 
 mod common;
 
@@ -75,4 +76,10 @@ fn without_the_cube_the_error_is_reachable() {
 fn a_mixed_inconsistent_cube_is_excluded_at_the_entry() {
     assert_excluded_and_safe(&abstract_data("mixed_entry.c", 3));
     assert_unexcluded_and_unsafe(&abstract_data("mixed_entry.c", 2));
+}
+
+#[test]
+fn a_mixed_inconsistent_cube_is_excluded_after_an_external_call() {
+    assert_excluded_and_safe(&abstract_data("mixed_havoc.c", 3));
+    assert_unexcluded_and_unsafe(&abstract_data("mixed_havoc.c", 2));
 }
