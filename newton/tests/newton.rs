@@ -403,7 +403,9 @@ fn new_predicates_make_the_refuted_path_infeasible_in_the_boolean_program() {
     // inconsistent entry state of a callee, a global predicate against local ones (c2bp's
     // consistency assume at the entry, `c2bp/tests/mixed.rs`).
     // `NEWTON_PROGRESS_VERBOSE=1` prints newton's answer of every round; `CHECK_MAX_CONFIGS=N`
-    // raises the checker's budget (2,000 Boolean configurations per checkpoint).
+    // raises the checker's budget (2,000 Boolean configurations per checkpoint);
+    // `CHECK_TRACE=1` prints the checker's configurations at every step of the path (where a
+    // refuted path stays followed: seed 180 showed a missing `enforce` cube that way).
     let regressions: &[u64] = if std::env::var("NEWTON_PROGRESS_START").is_ok() {
         &[]
     } else {

@@ -324,14 +324,15 @@ impl<'a> Checker<'a> {
                 };
                 configs = self.advance(configs, &target, at_checkpoint);
                 at_checkpoint = true;
+                trace(&self.edge_name(s.edge), &configs);
                 if configs.is_empty() {
                     return Ok(false);
                 }
             }
         }
-        Ok(!self
-            .advance(configs, &Target::Error, at_checkpoint)
-            .is_empty())
+        let last = self.advance(configs, &Target::Error, at_checkpoint);
+        trace("error", &last);
+        Ok(!last.is_empty())
     }
 
     fn edge(&self, e: EdgeId) -> &cir::ir::Edge {
@@ -593,5 +594,43 @@ impl<'a> Checker<'a> {
             }
         }
         out.into_iter().collect()
+    }
+}
+
+/// Debugging `follows_path` (with `CHECK_TRACE=1`): at each checkpoint, the number of
+/// configurations and, per frame, each variable's values over them (`0`, `1`, `*` for both).
+fn trace(at: &str, configs: &[Config]) {
+    if std::env::var("CHECK_TRACE").is_err() {
+        return;
+    }
+    eprintln!("check: {at} {} configs", configs.len());
+    let mut by: BTreeMap<(usize, String, String), (bool, bool)> = BTreeMap::new();
+    for c in configs {
+        for (d, f) in c.iter().enumerate() {
+            for (n, v) in &f.state {
+                let e = by.entry((d, f.proc.clone(), n.clone())).or_default();
+                if *v { e.1 = true } else { e.0 = true }
+            }
+        }
+    }
+    let mut line = String::new();
+    let mut cur = None;
+    for ((d, p, n), (f, t)) in by {
+        if cur != Some((d, p.clone())) {
+            if !line.is_empty() {
+                eprintln!("{line}");
+            }
+            line = format!("  {d} {p}:");
+            cur = Some((d, p));
+        }
+        let v = match (f, t) {
+            (true, true) => "*",
+            (false, true) => "1",
+            _ => "0",
+        };
+        line.push_str(&format!(" {n}={v}"));
+    }
+    if !line.is_empty() {
+        eprintln!("{line}");
     }
 }
