@@ -127,6 +127,8 @@ pub struct Output {
     pub prover: Stats,
     /// Wall time of the enforce clauses over global predicates, in seconds.
     pub global_seconds: f64,
+    /// The search for the inconsistent cubes over global predicates stopped at its budget.
+    pub global_capped: bool,
 }
 
 impl Output {
@@ -149,7 +151,8 @@ impl Output {
             100.0 * s as f64 / u as f64
         };
         let _ = writeln!(out, "  updates: {u}, of which `*`: {s} ({share:.1}%)");
-        let capped: u64 = self.procs.iter().map(|p| p.capped).sum();
+        let capped =
+            self.procs.iter().map(|p| p.capped).sum::<u64>() + u64::from(self.global_capped);
         let _ = writeln!(out, "  cube searches stopped by the query limit: {capped}");
         let memo: u64 = self.procs.iter().map(|p| p.memo_hits).sum();
         let _ = writeln!(out, "  cube searches answered from the memo: {memo}");
@@ -302,6 +305,7 @@ pub fn abstract_program_cached(
         globals.push(prog, &pts, p.name(), &p.expr);
     }
     let t0 = std::time::Instant::now();
+    let mut global_capped = false;
     let global_enforce = if opts.havoc_all {
         Vec::new()
     } else {
@@ -370,6 +374,7 @@ pub fn abstract_program_cached(
         if capped {
             tracing::warn!("the global inconsistent cubes stopped at their query budget");
         }
+        global_capped = capped;
         cubes
     };
     let global_seconds = t0.elapsed().as_secs_f64();
@@ -538,6 +543,7 @@ pub fn abstract_program_cached(
         procs: procs.into_iter().map(|p| p.stats).collect(),
         prover: prover.stats(),
         global_seconds,
+        global_capped,
     })
 }
 

@@ -58,3 +58,26 @@ fn a_stopped_search_keeps_the_shorter_inconsistent_cubes() {
         assert!(kept.contains(c), "{c} is missing");
     }
 }
+
+#[test]
+fn a_stopped_search_over_global_predicates_is_counted() {
+    let c = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/budget_global.c");
+    let prog = common::load(&c, &cir::LowerOptions::default());
+    let preds = common::preds(&prog, Some(&c.with_extension("preds")));
+    let run = |max_queries: u64| {
+        let opts = c2bp::Options {
+            enforce_len: 5,
+            max_queries,
+            ..c2bp::Options::default()
+        };
+        common::abstract_file(&c, &prog, &preds, &opts)
+    };
+    let (full, short) = (run(20_000), run(80));
+    assert!(!full.global_capped, "the full search is complete");
+    assert!(short.global_capped, "the budget stops the search");
+    // `--stats` counts it with the procedures' stopped searches.
+    let procs: u64 = short.procs.iter().map(|p| p.capped).sum();
+    let line = format!("cube searches stopped by the query limit: {}", procs + 1);
+    assert!(short.stats_text().contains(&line), "{}", short.stats_text());
+    assert!(enforce_cubes(&short.text).len() < enforce_cubes(&full.text).len());
+}
