@@ -628,10 +628,10 @@ impl Enumerator<'_> {
 
     /// The minimal inconsistent cubes of at most `max_len` literals over `vs` that contain at
     /// least one variable of `must` (every cube when `must` is `None`), skipping supersets of
-    /// `known` (already excluded elsewhere). Only connected cubes are tried (each new variable
-    /// shares a location with the cube; a disconnected inconsistent cube has an inconsistent
-    /// part, so it is not minimal), every one of them, by length. `true` with them when the search stopped at its
-    /// budget (`INCONSISTENT_QUERY_FACTOR` × `max_queries` queries, or that many times
+    /// `known` (already excluded elsewhere). Every connected cube is tried, by length (each
+    /// new variable shares a location with the cube; a disconnected inconsistent cube has an
+    /// inconsistent part, so it is not minimal). `true` with them when the search stopped at
+    /// its budget (`INCONSISTENT_QUERY_FACTOR` × `max_queries` queries, or that many times
     /// `NODES_PER_QUERY` cubes examined): then only some of the longest ones are missing
     /// (the search goes by length), and excluding fewer cubes is sound.
     pub fn inconsistent_cubes(
