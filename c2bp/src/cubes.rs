@@ -101,6 +101,17 @@ impl VarSet {
             .collect()
     }
 
+    /// The cube of a [`VarSet::cube_key`] over these variables (`None` when one is missing),
+    /// its literals in index order.
+    pub fn cube_of_key(&self, key: &[(String, bool)]) -> Option<Cube> {
+        let mut c: Cube = key
+            .iter()
+            .map(|(t, b)| self.find(t).map(|i| (i, *b)))
+            .collect::<Option<Cube>>()?;
+        c.sort_unstable();
+        Some(c)
+    }
+
     /// The C expression of a literal.
     pub fn lit_expr(&self, (i, pos): Lit) -> Expr {
         let e = &self.vars[i].expr;
@@ -786,6 +797,37 @@ const PROJECTION_BUDGET: u64 = 2048;
 /// earlier model costs no query but a scan of the cubes found and the models kept, and at
 /// unbounded length over many atoms the cubes run into millions.
 const NODES_PER_QUERY: u64 = 4;
+
+/// `enforce`'s inconsistent cubes (global, or of one procedure), incrementally when an
+/// earlier abstraction's are still valid: `earlier` holds its cubes (still minimal and
+/// inconsistent: their sub-cubes are over its predicates) and the variables new since (every
+/// other minimal cube has one), so only cubes with a new variable are searched; otherwise a
+/// full search for cubes with a variable of `must`. `prune`: cubes excluded elsewhere.
+/// `search(must, known)` runs [`Enumerator::inconsistent_cubes`]. In the order of a full
+/// search (by length, then literals with `true` first) either way, so the text is a fresh
+/// abstraction's; `true` with them when the search stopped at its budget (then they are no
+/// base for a later incremental search: it would never look for the missing ones).
+pub fn inconsistent_cubes_since(
+    earlier: Option<(Vec<Cube>, BTreeSet<usize>)>,
+    must: Option<&BTreeSet<usize>>,
+    prune: &[Cube],
+    mut search: impl FnMut(Option<&BTreeSet<usize>>, &[Cube]) -> (Vec<Cube>, bool),
+) -> (Vec<Cube>, bool) {
+    let (mut cubes, capped) = match earlier {
+        Some((known, fresh)) if fresh.is_empty() => (known, false),
+        Some((mut known, fresh)) => {
+            let mut all = prune.to_vec();
+            all.extend(known.iter().cloned());
+            let (new, capped) = search(Some(&fresh), &all);
+            known.extend(new);
+            (known, capped)
+        }
+        None => search(must, prune),
+    };
+    let order = |c: &Cube| c.iter().map(|&(i, b)| (i, !b)).collect::<Vec<_>>();
+    cubes.sort_by_cached_key(|c| (c.len(), order(c)));
+    (cubes, capped)
+}
 
 /// [`Enumerator::inconsistent_cubes`] by search stops after this many times `max_queries`
 /// queries (one search covers a whole procedure, where a cube search covers one φ): at

@@ -641,12 +641,9 @@ impl FnCx<'_, '_, '_, '_> {
     }
 
     /// The inconsistent cubes of at most `max_len` literals with a literal over `local` (the
-    /// local predicates), not covered by the global ones. Incremental like the global cubes:
-    /// when the global predicates are those of the previous abstraction and its local ones
-    /// are all still there, its cubes stay minimal and inconsistent (their sub-cubes are over
-    /// its predicates) and every other cube has a new local predicate, so only those are
-    /// searched. In the order of a full search (by length, then literals with `true` first)
-    /// either way, so the text is a fresh abstraction's.
+    /// local predicates), not covered by the global ones. Incremental
+    /// ([`crate::cubes::inconsistent_cubes_since`]) when the global predicates are those of the
+    /// previous abstraction and its local ones are all still there.
     fn local_cubes(&mut self, local: &BTreeSet<usize>, max_len: usize) -> Vec<Cube> {
         let prog = self.sh.prog;
         let g = self.sh.globals.vars.len();
@@ -658,60 +655,28 @@ impl FnCx<'_, '_, '_, '_> {
             .local_enforce
             .get(&self.f.name)
             .filter(|e| e.globals == globals)
+            .filter(|e| e.locals.iter().all(|t| self.body.find(t).is_some()))
             .and_then(|e| {
-                let known: Vec<Cube> = e
+                let known = e
                     .cubes
                     .iter()
-                    .map(|c| {
-                        let mut d: Cube = c
-                            .iter()
-                            .map(|(t, b)| self.body.find(t).map(|i| (i, *b)))
-                            .collect::<Option<Cube>>()?;
-                        d.sort_unstable();
-                        Some(d)
-                    })
+                    .map(|c| self.body.cube_of_key(c))
                     .collect::<Option<Vec<Cube>>>()?;
-                e.locals
+                let fresh = local
                     .iter()
-                    .all(|t| self.body.find(t).is_some())
-                    .then(|| {
-                        let fresh: BTreeSet<usize> = local
-                            .iter()
-                            .copied()
-                            .filter(|&i| !e.locals.contains(&locals[i - g]))
-                            .collect();
-                        (known, fresh)
-                    })
+                    .copied()
+                    .filter(|&i| !e.locals.contains(&locals[i - g]))
+                    .collect();
+                Some((known, fresh))
             });
-        let (mut cubes, capped) = match earlier {
-            Some((mut known, fresh)) => {
-                let mut capped = false;
-                if !fresh.is_empty() {
-                    let mut prune = self.sh.global_enforce.to_vec();
-                    prune.extend(known.iter().cloned());
-                    let (new, c) = self.en.inconsistent_cubes(
-                        self.cx,
-                        &self.body,
-                        Some(&fresh),
-                        max_len,
-                        &prune,
-                    );
-                    known.extend(new);
-                    capped = c;
-                }
-                (known, capped)
-            }
-            None => self.en.inconsistent_cubes(
-                self.cx,
-                &self.body,
-                Some(local),
-                max_len,
-                self.sh.global_enforce,
-            ),
-        };
-        let order = |c: &Cube| c.iter().map(|&(i, b)| (i, !b)).collect::<Vec<_>>();
-        cubes.sort_by_cached_key(|c| (c.len(), order(c)));
-        // Incomplete cubes are no base for an incremental search (see `c2bp::abstract_program`).
+        let (en, cx, body) = (&self.en, &mut *self.cx, &self.body);
+        let (cubes, capped) = crate::cubes::inconsistent_cubes_since(
+            earlier,
+            Some(local),
+            self.sh.global_enforce,
+            |must, known| en.inconsistent_cubes(cx, body, must, max_len, known),
+        );
+        // Incomplete cubes are no base for an incremental search.
         if capped {
             self.search.capped += 1;
             self.local_cubes = None;

@@ -321,50 +321,26 @@ pub fn abstract_program_cached(
             .iter()
             .map(|v| prog.show_expr(&v.expr))
             .collect();
-        // Incremental when the global predicates only grew: the earlier minimal cubes stay
-        // minimal (their sub-cubes are over the earlier predicates), and every other one
-        // contains a new predicate.
+        // Incremental when the global predicates only grew: every new minimal cube contains
+        // a new predicate.
         let earlier = cache
             .global_enforce
             .as_ref()
             .filter(|(old, _)| old.iter().all(|t| globals.find(t).is_some()))
-            .map(|(old, cubes)| {
-                let known: Vec<Cube> = cubes
+            .and_then(|(old, cubes)| {
+                let known = cubes
                     .iter()
-                    .filter_map(|c| {
-                        let mut d: Cube = c
-                            .iter()
-                            .map(|(t, b)| globals.find(t).map(|i| (i, *b)))
-                            .collect::<Option<Cube>>()?;
-                        d.sort_unstable();
-                        Some(d)
-                    })
-                    .collect();
-                let fresh: std::collections::BTreeSet<usize> = (0..texts.len())
+                    .map(|c| globals.cube_of_key(c))
+                    .collect::<Option<Vec<Cube>>>()?;
+                let fresh = (0..texts.len())
                     .filter(|&i| !old.contains(&texts[i]))
                     .collect();
-                (known, fresh)
+                Some((known, fresh))
             });
-        let (mut cubes, capped) = match earlier {
-            Some((mut known, fresh)) => {
-                let mut capped = false;
-                if !fresh.is_empty() {
-                    let (new, c) = prover.with_solver(|cx| {
-                        en.inconsistent_cubes(cx, &globals, Some(&fresh), len, &known)
-                    });
-                    known.extend(new);
-                    capped = c;
-                }
-                (known, capped)
-            }
-            None => prover.with_solver(|cx| en.inconsistent_cubes(cx, &globals, None, len, &[])),
-        };
-        // The order of a full search (by length, then literals with `true` first), whichever
-        // way the cubes were found.
-        let order = |c: &Cube| c.iter().map(|&(i, b)| (i, !b)).collect::<Vec<_>>();
-        cubes.sort_by_cached_key(|c| (c.len(), order(c)));
-        // Incomplete cubes are no base for an incremental search (it would never look for the
-        // missing ones, and its text would not be a fresh abstraction's).
+        let (cubes, capped) = cubes::inconsistent_cubes_since(earlier, None, &[], |must, known| {
+            prover.with_solver(|cx| en.inconsistent_cubes(cx, &globals, must, len, known))
+        });
+        // Incomplete cubes are no base for an incremental search.
         cache.global_enforce = (!capped).then(|| {
             (
                 texts,

@@ -7,30 +7,25 @@ mod common;
 
 /// The cubes of `main`'s `enforce` clause (`enforce (!(c1) & !(c2) & …);`), as texts.
 fn enforce_cubes(text: &str) -> Vec<String> {
-    let line = text
-        .lines()
-        .find(|l| l.trim_start().starts_with("enforce "))
-        .unwrap_or_default()
-        .trim();
-    let inner = line
+    let inner = common::enforce_line(text)
         .trim_start_matches("enforce (!(")
         .trim_end_matches("));");
     inner.split(") & !(").map(str::to_string).collect()
 }
 
+/// `tests/data/FILE` at enforce length 5 with a query budget.
+fn abstract_budget(file: &str, max_queries: u64) -> c2bp::Output {
+    let opts = c2bp::Options {
+        enforce_len: 5,
+        max_queries,
+        ..c2bp::Options::default()
+    };
+    common::abstract_data(file, &opts)
+}
+
 #[test]
 fn a_stopped_search_keeps_the_shorter_inconsistent_cubes() {
-    let c = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/budget.c");
-    let prog = common::load(&c, &cir::LowerOptions::default());
-    let preds = common::preds(&prog, Some(&c.with_extension("preds")));
-    let run = |max_queries: u64| {
-        let opts = c2bp::Options {
-            enforce_len: 5,
-            max_queries,
-            ..c2bp::Options::default()
-        };
-        common::abstract_file(&c, &prog, &preds, &opts)
-    };
+    let run = |max_queries: u64| abstract_budget("budget.c", max_queries);
     let full = run(20_000);
     let short = run(80);
     let capped = |o: &c2bp::Output| o.procs.iter().map(|p| p.capped).sum::<u64>();
@@ -61,17 +56,7 @@ fn a_stopped_search_keeps_the_shorter_inconsistent_cubes() {
 
 #[test]
 fn a_stopped_search_over_global_predicates_is_counted() {
-    let c = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/budget_global.c");
-    let prog = common::load(&c, &cir::LowerOptions::default());
-    let preds = common::preds(&prog, Some(&c.with_extension("preds")));
-    let run = |max_queries: u64| {
-        let opts = c2bp::Options {
-            enforce_len: 5,
-            max_queries,
-            ..c2bp::Options::default()
-        };
-        common::abstract_file(&c, &prog, &preds, &opts)
-    };
+    let run = |max_queries: u64| abstract_budget("budget_global.c", max_queries);
     let (full, short) = (run(20_000), run(80));
     assert!(!full.global_capped, "the full search is complete");
     assert!(short.global_capped, "the budget stops the search");

@@ -6,14 +6,11 @@
 mod common;
 
 fn abstract_connected(enforce_len: usize) -> String {
-    let c = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/connected.c");
-    let prog = common::load(&c, &cir::LowerOptions::default());
-    let preds = common::preds(&prog, Some(&c.with_extension("preds")));
     let opts = c2bp::Options {
         enforce_len,
         ..c2bp::Options::default()
     };
-    common::abstract_file(&c, &prog, &preds, &opts).text
+    common::abstract_data("connected.c", &opts).text
 }
 
 #[test]
@@ -21,10 +18,7 @@ fn an_inconsistent_cube_connected_through_its_last_predicate_is_excluded() {
     // Three literals over four predicates: the search (not the projection of every valuation,
     // which takes the whole length) is what finds it.
     let text = abstract_connected(3);
-    let enforce = text
-        .lines()
-        .find(|l| l.trim_start().starts_with("enforce "))
-        .unwrap_or_default();
+    let enforce = common::enforce_line(&text);
     assert!(
         enforce.contains("!({x == -3} & !{g >= 4} & {x + 1 + g >= 2})"),
         "{enforce}"

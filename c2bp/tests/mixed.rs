@@ -13,16 +13,11 @@ fn mixed(enforce_len: usize) -> String {
 }
 
 fn abstract_data(file: &str, enforce_len: usize) -> String {
-    let c = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(file);
-    let prog = common::load(&c, &cir::LowerOptions::default());
-    let preds = common::preds(&prog, Some(&c.with_extension("preds")));
     let opts = c2bp::Options {
         enforce_len,
         ..c2bp::Options::default()
     };
-    common::abstract_file(&c, &prog, &preds, &opts).text
+    common::abstract_data(file, &opts).text
 }
 
 /// The statements annotated `part=consistency`.
@@ -40,10 +35,7 @@ fn consistency(text: &str) -> Vec<String> {
 #[test]
 fn a_mixed_inconsistent_cube_is_excluded_after_the_assignment() {
     let text = mixed(3);
-    let enforce = text
-        .lines()
-        .find(|l| l.trim_start().starts_with("enforce "))
-        .unwrap_or_default();
+    let enforce = common::enforce_line(&text);
     assert!(!enforce.contains("{g == 0}"), "enforce mixes: {enforce}");
     assert_excluded_and_safe(&text);
 }

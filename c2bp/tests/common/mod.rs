@@ -54,6 +54,24 @@ pub fn abstract_file(
     c2bp::abstract_program(prog, preds, opts, &sources).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Abstracts `tests/data/FILE` with the predicates of its `.preds` file next to it.
+pub fn abstract_data(file: &str, opts: &c2bp::Options) -> c2bp::Output {
+    let c = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(file);
+    let prog = load(&c, &cir::LowerOptions::default());
+    let preds = preds(&prog, Some(&c.with_extension("preds")));
+    abstract_file(&c, &prog, &preds, opts)
+}
+
+/// The first `enforce` line of a `.bp` text, trimmed (empty when there is none).
+pub fn enforce_line(text: &str) -> &str {
+    text.lines()
+        .find(|l| l.trim_start().starts_with("enforce "))
+        .unwrap_or_default()
+        .trim()
+}
+
 /// Checks a `.bp` text with bebop: `true` when the error is reachable.
 pub fn bebop_unsafe(text: &str) -> bool {
     let prog = bp_grammar::parse_and_check(text, &bp_grammar::ParseOptions::default())
