@@ -164,9 +164,9 @@ fn check_task(dir: &Path, task: &Task) -> Result<(), String> {
     args.push(file.display().to_string());
     let run = run_bebop(&args)?;
     let (code, verdict) = if task.unsafe_ {
-        (bp_grammar::exit::UNSAFE, "VERIFICATION FAILED")
+        (cli_common::exit::UNSAFE, "VERIFICATION FAILED")
     } else {
-        (bp_grammar::exit::SAFE, "VERIFICATION SUCCESSFUL")
+        (cli_common::exit::SAFE, "VERIFICATION SUCCESSFUL")
     };
     if run.code != code || run.stdout.lines().next() != Some(verdict) {
         let first = run.stdout.lines().next().unwrap_or("");

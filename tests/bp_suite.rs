@@ -707,8 +707,8 @@ fn check_ok_program(path: &Path) -> Result<(), String> {
     args.push(name.clone());
     let run = run_bebop(&args)?;
     let (code, verdict) = match expect {
-        Expect::Safe => (bp_grammar::exit::SAFE, "VERIFICATION SUCCESSFUL"),
-        Expect::Unsafe => (bp_grammar::exit::UNSAFE, "VERIFICATION FAILED"),
+        Expect::Safe => (cli_common::exit::SAFE, "VERIFICATION SUCCESSFUL"),
+        Expect::Unsafe => (cli_common::exit::UNSAFE, "VERIFICATION FAILED"),
     };
     if run.code != code || run.first_line() != verdict {
         return Err(format!(
@@ -804,10 +804,10 @@ fn check_err_program(path: &Path) -> Result<(), String> {
     args.push(name.clone());
     let run = run_bebop(&args)?;
     let mut problems = Vec::new();
-    if run.code != bp_grammar::exit::INPUT_ERROR {
+    if run.code != cli_common::exit::INPUT_ERROR {
         problems.push(format!(
             "expected exit code {} (input error), got {}",
-            bp_grammar::exit::INPUT_ERROR,
+            cli_common::exit::INPUT_ERROR,
             run.code
         ));
     }
@@ -1023,7 +1023,7 @@ fn trace_checks_catch_tampered_traces() {
         name.clone(),
     ];
     let run = run_bebop(&args).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(run.code, bp_grammar::exit::UNSAFE, "{}", run.show());
+    assert_eq!(run.code, cli_common::exit::UNSAFE, "{}", run.show());
     let text = std::fs::read_to_string(&json).expect("bebop wrote the JSON trace");
     let _ = std::fs::remove_file(&json);
     let trace = Trace::from_json(&text).expect("the JSON trace parses");

@@ -6,7 +6,7 @@ fn bebop(file: &str) -> (i32, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = bebop::cli::run_cli(vec!["bebop".into(), path], &mut out, &mut err);
     assert!(
-        err.is_empty() || code != bp_grammar::exit::INPUT_ERROR,
+        err.is_empty() || code != cli_common::exit::INPUT_ERROR,
         "{file}: {}",
         String::from_utf8_lossy(&err)
     );
@@ -16,7 +16,7 @@ fn bebop(file: &str) -> (i32, String) {
 #[test]
 fn coarse_lock_example_reaches_the_error() {
     let (code, out) = bebop("lock-coarse.bp");
-    assert_eq!(code, bp_grammar::exit::UNSAFE, "{out}");
+    assert_eq!(code, cli_common::exit::UNSAFE, "{out}");
     assert!(out.starts_with("VERIFICATION FAILED"), "{out}");
     assert!(out.contains("SLIC_ERROR"), "{out}");
 }
@@ -24,6 +24,6 @@ fn coarse_lock_example_reaches_the_error() {
 #[test]
 fn lock_example_with_the_second_predicate_is_safe() {
     let (code, out) = bebop("lock.bp");
-    assert_eq!(code, bp_grammar::exit::SAFE, "{out}");
+    assert_eq!(code, cli_common::exit::SAFE, "{out}");
     assert_eq!(out.lines().next(), Some("VERIFICATION SUCCESSFUL"));
 }

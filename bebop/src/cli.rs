@@ -4,10 +4,10 @@
 //! line of standard output, then for a failure a readable trace (one line per step, indented by
 //! call depth). Input errors (missing file, syntax, ill-formed program) print every diagnostic
 //! on standard error and exit 2; bad flags exit 1; an internal error exits 6; a program too
-//! large for the BDD library exits 5 (no verdict). Exit codes: [`bp_grammar::exit`].
+//! large for the BDD library exits 5 (no verdict). Exit codes: [`cli_common::exit`].
 
 use crate::{BebopError, Options, Property, Verdict, verify};
-use bp_grammar::exit;
+use cli_common::exit;
 use clap::Parser;
 use std::io::Write;
 use std::path::PathBuf;
@@ -72,7 +72,7 @@ pub fn run_cli(args: Vec<String>, out: &mut dyn Write, err: &mut dyn Write) -> i
             };
         }
     };
-    bp_grammar::logging::init(cli.verbose, "BEBOP_LOG");
+    cli_common::logging::init(cli.verbose, "BEBOP_LOG");
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         run(&cli, &mut *out, &mut *err)
     }));

@@ -44,7 +44,7 @@ fn too_many_variables_is_no_verdict() {
         &mut out,
         &mut err,
     );
-    assert_eq!(code, bp_grammar::exit::UNKNOWN);
+    assert_eq!(code, cli_common::exit::UNKNOWN);
     assert!(String::from_utf8_lossy(&err).contains("BDD variables"));
 }
 

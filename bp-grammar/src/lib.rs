@@ -16,8 +16,6 @@
 pub mod ast;
 pub mod check;
 pub mod diag;
-pub mod exit;
-pub mod logging;
 pub mod parse;
 pub mod print;
 pub mod trace;

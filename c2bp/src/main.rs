@@ -1,12 +1,12 @@
 //! The `c2bp` command: `c2bp FILE.c [--preds FILE] [-o OUT.bp] [options]` (issue 3 §2). The
 //! Boolean program goes to standard output (or `-o`); warnings about approximations and
-//! `--stats` go to standard error. Exit codes follow `bp_grammar::exit`: 0 success, 1 usage,
+//! `--stats` go to standard error. Exit codes follow `cli_common::exit`: 0 success, 1 usage,
 //! 2 input error (C, predicate or property file), 6 internal error.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bp_grammar::exit;
+use cli_common::exit;
 use clap::Parser;
 
 /// SLAM's abstractor: a C program and predicates to a Boolean program (C2BP).
@@ -89,7 +89,7 @@ fn fail(code: i32, msg: impl std::fmt::Display) -> ExitCode {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    bp_grammar::logging::init(args.verbose, "C2BP_LOG");
+    cli_common::logging::init(args.verbose, "C2BP_LOG");
     let mut error_fns = args.error_fn.clone();
     if let Some(p) = &args.property {
         let text = match std::fs::read_to_string(p) {

@@ -1,13 +1,13 @@
 //! The `constrain` command: `constrain FILE.c FILE.bp TRACE.json [--apply OUT.bp]` (issue 5
 //! §1). Finds the spurious abstract transitions of a bebop trace of `FILE.bp` (written by c2bp
 //! for `FILE.c`) and prints the constraints that exclude them; `--apply` writes the patched
-//! Boolean program. Exit codes (`bp_grammar::exit`): 0 constraints found, 5 none (the trace has
+//! Boolean program. Exit codes (`cli_common::exit`): 0 constraints found, 5 none (the trace has
 //! no spurious transition this version can see), 2 input error, 1 usage error.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bp_grammar::exit;
+use cli_common::exit;
 use clap::Parser;
 
 /// Constrain (Das & Dill refinement, as in SLAM): excludes spurious transitions of an abstract
@@ -56,7 +56,7 @@ fn fail(code: i32, msg: impl std::fmt::Display) -> ExitCode {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    bp_grammar::logging::init(args.verbose, "CONSTRAIN_LOG");
+    cli_common::logging::init(args.verbose, "CONSTRAIN_LOG");
     match run(&args) {
         Ok(c) | Err(c) => c,
     }

@@ -99,13 +99,13 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The exit code of the `newton` command (shared table, [`bp_grammar::exit`]): a real
+    /// The exit code of the `newton` command (shared table, [`cli_common::exit`]): a real
     /// counterexample is "unsafe", an infeasible path "safe" (this path), unknown "unknown".
     pub fn exit_code(&self) -> i32 {
         match self {
-            Outcome::Feasible(_) => bp_grammar::exit::UNSAFE,
-            Outcome::Infeasible(_) => bp_grammar::exit::SAFE,
-            Outcome::Unknown { .. } => bp_grammar::exit::UNKNOWN,
+            Outcome::Feasible(_) => cli_common::exit::UNSAFE,
+            Outcome::Infeasible(_) => cli_common::exit::SAFE,
+            Outcome::Unknown { .. } => cli_common::exit::UNKNOWN,
         }
     }
 }

@@ -1,13 +1,13 @@
 //! The `newton` command: `newton FILE.c FILE.bp TRACE.json` (issue 4 §1). Is the abstract
 //! error trace bebop found in `FILE.bp` (written by c2bp for `FILE.c`) a real execution of the C
 //! program? Prints the replayed counterexample, or the shortest infeasible prefix and the new
-//! predicates. Exit codes (`bp_grammar::exit`): 10 feasible, 0 infeasible, 5 unknown,
+//! predicates. Exit codes (`cli_common::exit`): 10 feasible, 0 infeasible, 5 unknown,
 //! 2 input error, 1 usage error.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bp_grammar::exit;
+use cli_common::exit;
 use clap::Parser;
 
 /// SLAM's Newton: replays an abstract error trace on the C program.
@@ -60,7 +60,7 @@ fn read(p: &PathBuf) -> Result<String, ExitCode> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    bp_grammar::logging::init(args.verbose, "NEWTON_LOG");
+    cli_common::logging::init(args.verbose, "NEWTON_LOG");
     match run(&args) {
         Ok(c) | Err(c) => c,
     }

@@ -136,12 +136,12 @@ impl Verdict {
         }
     }
 
-    /// The exit code ([`bp_grammar::exit`]): 0 TRUE, 10 FALSE, 5 UNKNOWN.
+    /// The exit code ([`cli_common::exit`]): 0 TRUE, 10 FALSE, 5 UNKNOWN.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Verdict::True => bp_grammar::exit::SAFE,
-            Verdict::False(_) => bp_grammar::exit::UNSAFE,
-            Verdict::Unknown(_) => bp_grammar::exit::UNKNOWN,
+            Verdict::True => cli_common::exit::SAFE,
+            Verdict::False(_) => cli_common::exit::UNSAFE,
+            Verdict::Unknown(_) => cli_common::exit::UNKNOWN,
         }
     }
 }

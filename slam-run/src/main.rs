@@ -1,7 +1,7 @@
 //! The `slam-run` command (issue 4 §2): the refinement loop on a C program or an SV-COMP task.
 //! The verdict is the first line of stdout (`TRUE`, `FALSE(unreach-call)`, `UNKNOWN (reason)`),
 //! followed by the counterexample of a FALSE verdict and a summary line; progress and warnings
-//! go to stderr. Exit codes (`bp_grammar::exit`): 0 TRUE, 10 FALSE, 5 UNKNOWN, 1 usage error,
+//! go to stderr. Exit codes (`cli_common::exit`): 0 TRUE, 10 FALSE, 5 UNKNOWN, 1 usage error,
 //! 2 input error, 6 internal error.
 
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use bp_grammar::exit;
+use cli_common::exit;
 use clap::Parser;
 
 /// Can the C program reach its error? SLAM's refinement loop: c2bp abstracts the program into
@@ -115,7 +115,7 @@ fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    bp_grammar::logging::init(args.verbose, "SLAM_LOG");
+    cli_common::logging::init(args.verbose, "SLAM_LOG");
     match run(args) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(Failure(code, e)) => {

@@ -1,5 +1,5 @@
 //! `cir-dump FILE.c`: prints the control-flow IR of a C file (issue 3 §1, debugging and golden
-//! tests). Exit codes follow `bp_grammar::exit`'s table: 0 success, 1 usage, 2 input error.
+//! tests). Exit codes follow `cli_common::exit`'s table: 0 success, 1 usage, 2 input error.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
