@@ -96,7 +96,7 @@ fn main() -> ExitCode {
             Ok(t) => t,
             Err(e) => return fail(exit::INPUT_ERROR, format!("{}: {e}", p.display())),
         };
-        match cir::property::parse_prp(&text) {
+        match svcomp::property::parse_prp(&text) {
             Ok(fs) => error_fns.extend(fs),
             Err(e) => return fail(exit::INPUT_ERROR, format!("{}:{e}", p.display())),
         }

@@ -22,7 +22,7 @@ fn every_corpus_program_is_abstracted_soundly() {
     let mut false_tasks = 0;
     for c in &files {
         let prog = common::load(c, &cir::LowerOptions::default());
-        let expect_false = cir::property::error_expected_reachable(c)
+        let expect_false = svcomp::property::error_expected_reachable(c)
             .unwrap_or_else(|| panic!("{}: no expected verdict", c.display()));
         for (mode, preds) in [
             ("empty", cir::pred::PredicateSet::default()),

@@ -16,7 +16,6 @@ pub mod ir;
 pub mod lower;
 pub mod pointsto;
 pub mod pred;
-pub mod property;
 pub mod smt;
 pub mod types;
 pub mod wp;

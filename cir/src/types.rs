@@ -6,38 +6,8 @@
 //! table ([`crate::ir::Program::structs`]). Floating types are recorded but not modelled
 //! (see the approximations in [`crate::lower`]).
 
-use std::fmt;
-use std::str::FromStr;
 
-/// The data model: sizes of `long` and of pointers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum DataModel {
-    /// `int`, `long` and pointers are 32 bits (SV-COMP's default).
-    #[default]
-    Ilp32,
-    /// `long` and pointers are 64 bits.
-    Lp64,
-}
-
-impl FromStr for DataModel {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_uppercase().as_str() {
-            "ILP32" => Ok(DataModel::Ilp32),
-            "LP64" => Ok(DataModel::Lp64),
-            _ => Err(format!("unknown data model `{s}` (expected ILP32 or LP64)")),
-        }
-    }
-}
-
-impl fmt::Display for DataModel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            DataModel::Ilp32 => "ILP32",
-            DataModel::Lp64 => "LP64",
-        })
-    }
-}
+pub use svcomp::DataModel;
 
 /// The C integer types (`char` is signed, as with gcc on x86).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

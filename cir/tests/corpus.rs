@@ -124,7 +124,7 @@ fn every_corpus_program_runs_in_the_interpreter() {
                     Ok(Event::End(End::Exit)) => outcome = "exit".into(),
                     Ok(Event::End(End::Error(e))) => {
                         assert_ne!(
-                            cir::property::error_expected_reachable(f),
+                            svcomp::property::error_expected_reachable(f),
                             Some(false),
                             "{}: a run of a safe task reaches the error at {}",
                             f.display(),

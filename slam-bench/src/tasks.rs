@@ -154,7 +154,7 @@ fn wildcard(pat: &str, s: &str) -> bool {
 }
 
 fn task_of(f: &Path) -> Result<Task, String> {
-    let t = slam_run::task::load(f).map_err(|e| e.message)?;
+    let t = svcomp::task::load(f).map_err(|e| e.message)?;
     let set = f
         .parent()
         .and_then(|p| p.file_name())

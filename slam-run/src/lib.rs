@@ -18,7 +18,6 @@
 //! iteration's files can be kept ([`Config::keep`]), each re-runnable by hand with the
 //! standalone tools to the same result (the options are recorded in the `.bp` header).
 
-pub mod task;
 pub mod witness;
 
 use std::collections::HashSet;

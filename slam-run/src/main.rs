@@ -130,7 +130,7 @@ fn run(args: Args) -> Result<i32, Failure> {
     let deadline = args
         .timeout
         .map(|s| t0 + Duration::from_secs_f64(s.max(0.0)));
-    let task = slam_run::task::load(&args.file).map_err(input)?;
+    let task = svcomp::task::load(&args.file).map_err(input)?;
     for w in &task.warnings {
         eprintln!("slam-run: warning: {w}");
     }
@@ -140,7 +140,7 @@ fn run(args: Args) -> Result<i32, Failure> {
         let text = std::fs::read_to_string(p)
             .with_context(|| p.display().to_string())
             .map_err(input)?;
-        let fs = cir::property::parse_prp(&text)
+        let fs = svcomp::property::parse_prp(&text)
             .map_err(|e| input(anyhow::anyhow!("{}:{e}", p.display())))?;
         error_fns.extend(fs);
     }

@@ -51,7 +51,7 @@ fn run_dir(root: &Path, name: &str, limit: Duration) -> Tally {
         total: 0,
     };
     for task in tasks(&root.join(name)) {
-        let def = slam_run::task::load(&task).expect("task definition");
+        let def = svcomp::task::load(&task).expect("task definition");
         let Some(expected) = def.expected else {
             continue;
         };
@@ -130,7 +130,7 @@ fn run_dir(root: &Path, name: &str, limit: Duration) -> Tally {
 
 /// The correctness witness of a TRUE verdict: proved, or not checked (`Err`, the reason); a
 /// witness the checker handles but cannot prove fails the test.
-fn check_correctness_witness(def: &slam_run::task::Task, witness: &Path) -> Result<(), String> {
+fn check_correctness_witness(def: &svcomp::task::Task, witness: &Path) -> Result<(), String> {
     let Ok(text) = std::fs::read_to_string(witness) else {
         return Err("no witness written".into());
     };
@@ -153,7 +153,7 @@ fn check_correctness_witness(def: &slam_run::task::Task, witness: &Path) -> Resu
     }
 }
 
-fn lower(def: &slam_run::task::Task) -> cir::Program {
+fn lower(def: &svcomp::task::Task) -> cir::Program {
     let settings = c2bp::HeaderSettings {
         error_fns: def.error_fns.clone(),
         sem: cir::smt::Semantics {
@@ -166,7 +166,7 @@ fn lower(def: &slam_run::task::Task) -> cir::Program {
 }
 
 /// The violation witness slam-run wrote for a FALSE verdict checks against the task's program.
-fn check_witness(def: &slam_run::task::Task, witness: &Path) {
+fn check_witness(def: &svcomp::task::Task, witness: &Path) {
     let text = std::fs::read_to_string(witness)
         .unwrap_or_else(|e| panic!("{}: no witness: {e}", def.c_file.display()));
     let prog = lower(def);

@@ -11,7 +11,7 @@ pub struct Task {
     /// The C file (`.c` preprocessed with `gcc -E`, `.i` read as is).
     pub c_file: PathBuf,
     /// Data model.
-    pub data_model: cir::DataModel,
+    pub data_model: crate::DataModel,
     /// Error functions named by the property file (besides the built-in ones).
     pub error_fns: Vec<String>,
     /// The expected verdict of `unreach-call`, when the task says (`Some(true)`: the error is
@@ -46,9 +46,9 @@ pub fn load(path: &Path) -> Result<Task, TaskError> {
     if !is_yml {
         return Ok(Task {
             c_file: path.to_path_buf(),
-            data_model: cir::DataModel::default(),
+            data_model: crate::DataModel::default(),
             error_fns: Vec::new(),
-            expected: cir::property::error_expected_reachable(path).map(|r| !r),
+            expected: crate::property::error_expected_reachable(path).map(|r| !r),
             warnings: Vec::new(),
         });
     }
@@ -65,7 +65,7 @@ pub fn load(path: &Path) -> Result<Task, TaskError> {
     let mut prop: Option<(usize, String)> = None;
     let mut expected: Option<bool> = None;
     let mut current_prop: Option<String> = None;
-    let mut data_model = cir::DataModel::default();
+    let mut data_model = crate::DataModel::default();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim_end();
         let t = line.trim_start();
@@ -148,7 +148,7 @@ pub fn load(path: &Path) -> Result<Task, TaskError> {
     let mut error_fns = Vec::new();
     let prp = dir.join(&prop);
     if let Ok(t) = std::fs::read_to_string(&prp) {
-        error_fns = cir::property::parse_prp(&t)
+        error_fns = crate::property::parse_prp(&t)
             .map_err(|e| err(pline, format!("{}:{e}", prp.display())))?;
     }
     let mut c_file = dir.join(&input);
