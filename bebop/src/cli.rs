@@ -7,8 +7,8 @@
 //! large for the BDD library exits 5 (no verdict). Exit codes: [`cli_common::exit`].
 
 use crate::{BebopError, Options, Property, Verdict, verify};
-use cli_common::exit;
 use clap::Parser;
+use cli_common::exit;
 use std::io::Write;
 use std::path::PathBuf;
 

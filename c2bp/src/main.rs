@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use cli_common::exit;
 use clap::Parser;
+use cli_common::exit;
 
 /// SLAM's abstractor: a C program and predicates to a Boolean program (C2BP).
 ///
@@ -157,7 +157,7 @@ fn main() -> ExitCode {
         max_queries: args.max_queries,
     };
     let mut extra = Vec::new();
-    let errors = c2bp::HeaderSettings {
+    let errors = bp_c::header::HeaderSettings {
         error_fns: error_fns.clone(),
         error_labels: args.error_label.clone(),
         assert_is_error: args.assert,
@@ -167,9 +167,9 @@ fn main() -> ExitCode {
     if !errors.is_empty() {
         extra.push(("error".to_string(), errors));
     }
-    let sources = c2bp::Sources {
+    let sources = bp_c::header::Sources {
         c_path: args.file.display().to_string(),
-        c_sha256: c2bp::sha256_hex(&bytes),
+        c_sha256: bp_c::header::sha256_hex(&bytes),
         preds_path: args.preds.as_ref().map(|p| p.display().to_string()),
         extra,
     };

@@ -58,9 +58,9 @@ fn check(c: &Path, lower: &cir::LowerOptions, preds: &str, what: &str) -> u64 {
             ..c2bp::Options::default()
         };
         let bytes = std::fs::read(c).expect("C file");
-        let sources = c2bp::Sources {
+        let sources = bp_c::header::Sources {
             c_path: "input.c".into(),
-            c_sha256: c2bp::sha256_hex(&bytes),
+            c_sha256: bp_c::header::sha256_hex(&bytes),
             preds_path: None,
             extra: Vec::new(),
         };

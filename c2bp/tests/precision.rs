@@ -24,8 +24,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use bp_c::header::Sources;
 use bp_grammar::{Expr as BExpr, Lhs, StmtKind};
-use c2bp::{Options, Sources, abstract_program};
+use c2bp::{Options, abstract_program};
 use cir::ir::{Callee, EdgeKind, Expr, ExprKind, Program, UnOp};
 use cir::pointsto::PointsTo;
 use cir::pred::{PredicateSet, normalize, parse_predicates};
@@ -147,7 +148,7 @@ impl Case {
         // rejects: give the real file and digest, as the command does.)
         let sources = Sources {
             c_path: c.display().to_string(),
-            c_sha256: c2bp::sha256_hex(&std::fs::read(&c).expect("C file")),
+            c_sha256: bp_c::header::sha256_hex(&std::fs::read(&c).expect("C file")),
             preds_path: Some(format!("{stem}.preds")),
             extra: Vec::new(),
         };

@@ -16,14 +16,14 @@ fn check(c: &Path, prog: &cir::Program, preds: &cir::pred::PredicateSet) -> Opti
     let bebop::Verdict::Unsafe(trace) = res.verdict else {
         return None;
     };
-    let path = c2bp::trace::c_path(prog, &bp, &trace)
+    let path = bp_c::trace::c_path(prog, &bp, &trace)
         .unwrap_or_else(|e| panic!("{}: {e}\n{}", c.display(), out.text));
     // The check can fail: dropping a step that takes an edge breaks the path.
     let n = trace.steps.len();
     let dropped = (1..n.saturating_sub(1)).any(|i| {
         let mut t = (*trace).clone();
         t.steps.remove(i);
-        c2bp::trace::c_path(prog, &bp, &t).is_err()
+        bp_c::trace::c_path(prog, &bp, &t).is_err()
     });
     assert!(
         dropped || path.len() < 3,
@@ -31,7 +31,7 @@ fn check(c: &Path, prog: &cir::Program, preds: &cir::pred::PredicateSet) -> Opti
         c.display()
     );
     assert!(
-        c2bp::trace::ends_in_error(prog, &path),
+        bp_c::trace::ends_in_error(prog, &path),
         "{}: the C path does not end at an error edge: {:?}",
         c.display(),
         path.last()
@@ -71,7 +71,7 @@ fn corpus_traces_are_c_paths() {
         return;
     };
     let mut lengths = Vec::new();
-    for c in common::corpus_files(&root) {
+    for c in common::dev_corpus_files(&root) {
         let prog = common::load(&c, &cir::LowerOptions::default());
         let preds = cir::pred::branch_predicates(&prog);
         if let Some(n) = check(&c, &prog, &preds) {

@@ -6,7 +6,6 @@
 //! table ([`crate::ir::Program::structs`]). Floating types are recorded but not modelled
 //! (see the approximations in [`crate::lower`]).
 
-
 pub use svcomp::DataModel;
 
 /// The C integer types (`char` is signed, as with gcc on x86).

@@ -268,10 +268,10 @@ struct Scope {
 }
 
 /// The predicates in scope in each procedure, by Boolean variable name (read back by
-/// [`c2bp::trace::predicate_vars_of_bp`]).
+/// [`bp_c::trace::predicate_vars_of_bp`]).
 fn scopes(prog: &Program, bp: &BpProgram) -> Result<HashMap<String, Scope>, ConstrainError> {
-    let vars = c2bp::trace::predicate_vars_of_bp(prog, bp).map_err(ConstrainError::BadPredicate)?;
-    let info = |v: &c2bp::trace::PredicateVar| {
+    let vars = bp_c::trace::predicate_vars_of_bp(prog, bp).map_err(ConstrainError::BadPredicate)?;
+    let info = |v: &bp_c::trace::PredicateVar| {
         PredInfo::new(
             v.pred.expr.clone(),
             v.proc.is_none(),
@@ -339,7 +339,7 @@ fn instructions(
         };
         let s0 = &trace.steps[first];
         let name = s0.annotations.get("edge").unwrap_or_default().to_string();
-        let edge = c2bp::trace::edge_by_name(prog, &name)
+        let edge = bp_c::trace::edge_by_name(prog, &name)
             .ok_or_else(|| ConstrainError::UnknownEdge(first, name.clone()))?;
         let e = &prog.functions[edge.func.0 as usize].edges[edge.index as usize];
         let want = match e.kind {
@@ -396,7 +396,7 @@ fn instructions(
         if step.kind == StepKind::Stmt
             && let (Some(name), Some(part @ ("actuals" | "effects"))) =
                 (step.annotations.get("edge"), step.annotations.get("part"))
-            && let Some(edge) = c2bp::trace::edge_by_name(prog, name)
+            && let Some(edge) = bp_c::trace::edge_by_name(prog, name)
             && let EdgeKind::Call { callee, .. } =
                 &prog.functions[edge.func.0 as usize].edges[edge.index as usize].kind
             && !matches!(callee, cir::ir::Callee::Indirect(_))
@@ -625,7 +625,7 @@ fn literals(v: &Valuation, scope: &Scope, pre: bool) -> Vec<Lit> {
 }
 
 /// The temporaries of call edge `call` (`{ret …}` or `{arg …}` per `ret`) among `names`, with
-/// their meaning in the caller ([`c2bp::emit::caller_reading`]).
+/// their meaning in the caller ([`bp_c::names::caller_reading`]).
 fn call_temps<'n>(
     prog: &Program,
     call: &cir::ir::Edge,
@@ -638,7 +638,7 @@ fn call_temps<'n>(
     let call_name = prog.edge_name(call.id);
     let mut out = Vec::new();
     for name in names {
-        let Some(t) = c2bp::emit::CallTemp::parse(name) else {
+        let Some(t) = bp_c::names::CallTemp::parse(name) else {
             continue;
         };
         if t.ret != ret_temps || t.edge != call_name {
@@ -653,7 +653,7 @@ fn call_temps<'n>(
         let ret = if ret_temps { *ret } else { None };
         out.push((
             name.clone(),
-            c2bp::emit::caller_reading(prog, g, ret, args, &p.expr),
+            bp_c::names::caller_reading(prog, g, ret, args, &p.expr),
         ));
     }
     out
@@ -896,7 +896,7 @@ pub fn apply(bp: &mut BpProgram, constraints: &[Constraint]) -> usize {
                 if mixed
                     || c.post
                         .iter()
-                        .any(|(n, _)| c2bp::emit::CallTemp::parse(n).is_some())
+                        .any(|(n, _)| bp_c::names::CallTemp::parse(n).is_some())
                 {
                     continue;
                 }

@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use cli_common::exit;
 use clap::Parser;
+use cli_common::exit;
 
 /// Constrain (Das & Dill refinement, as in SLAM): excludes spurious transitions of an abstract
 /// trace using only the Boolean variables already present.
@@ -64,13 +64,13 @@ fn main() -> ExitCode {
 
 fn run(args: &Args) -> Result<ExitCode, ExitCode> {
     let inputs =
-        c2bp::trace::load_trace_inputs(&args.c_file, &args.bp_file, &args.trace).map_err(|e| {
+        bp_c::trace::load_trace_inputs(&args.c_file, &args.bp_file, &args.trace).map_err(|e| {
             for d in &e.details {
                 eprintln!("{d}");
             }
             fail(exit::INPUT_ERROR, e.message)
         })?;
-    let c2bp::trace::TraceInputs {
+    let bp_c::trace::TraceInputs {
         prog,
         mut bp,
         settings,

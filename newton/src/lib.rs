@@ -1,7 +1,7 @@
 //! `newton`: is an abstract error trace real? (issue 4 §1; SLAM's Newton, `slam-algorithms.md`
 //! §6; Ball & Rajamani's Newton as summarised in the Constrain paper, `../shared/seeds/002` §2).
 //!
-//! Input: the C program, the C path a bebop trace follows ([`c2bp::trace::c_path`]) and the
+//! Input: the C program, the C path a bebop trace follows ([`bp_c::trace::c_path`]) and the
 //! predicates the Boolean program was built from. Output ([`Outcome`]):
 //! - **feasible**: a [`Counterexample`] — the path replayed on the concrete interpreter
 //!   ([`replay`]) with the solver's values of every nondeterministic input; only a replay that
@@ -21,7 +21,7 @@ pub mod symbolic;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use c2bp::trace::CStep;
+use bp_c::trace::CStep;
 use cir::Program;
 use cir::ir::{Expr, ExprKind};
 use cir::pointsto::PointsTo;
@@ -298,4 +298,4 @@ pub fn outcome_json(o: &Outcome) -> String {
     serde_json::to_string_pretty(&v).unwrap_or_default()
 }
 
-pub use c2bp::trace::predicates_of_bp;
+pub use bp_c::trace::predicates_of_bp;

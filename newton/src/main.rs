@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use cli_common::exit;
 use clap::Parser;
+use cli_common::exit;
 
 /// SLAM's Newton: replays an abstract error trace on the C program.
 ///
@@ -68,21 +68,21 @@ fn main() -> ExitCode {
 
 fn run(args: &Args) -> Result<ExitCode, ExitCode> {
     let inputs =
-        c2bp::trace::load_trace_inputs(&args.c_file, &args.bp_file, &args.trace).map_err(|e| {
+        bp_c::trace::load_trace_inputs(&args.c_file, &args.bp_file, &args.trace).map_err(|e| {
             for d in &e.details {
                 eprintln!("{d}");
             }
             fail(exit::INPUT_ERROR, e.message)
         })?;
-    let c2bp::trace::TraceInputs {
+    let bp_c::trace::TraceInputs {
         prog,
         bp,
         settings,
         trace,
     } = inputs;
-    let path = c2bp::trace::c_path(&prog, &bp, &trace)
+    let path = bp_c::trace::c_path(&prog, &bp, &trace)
         .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", args.trace.display())))?;
-    if !c2bp::trace::ends_in_error(&prog, &path) {
+    if !bp_c::trace::ends_in_error(&prog, &path) {
         return Err(fail(
             exit::INPUT_ERROR,
             format!(

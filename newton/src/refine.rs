@@ -39,7 +39,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use c2bp::trace::CStep;
+use bp_c::trace::CStep;
 use cir::ir::{BinOp, EdgeKind, Expr, ExprKind, FuncId, Program, UnOp, VarId};
 use cir::pointsto::{Loc, PointsTo};
 use cir::pred::{PredScope, Predicate, PredicateSet, normalize, parse_predicate, result_expr};

@@ -12,7 +12,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use c2bp::trace::CStep;
+use bp_c::trace::CStep;
 use cir::interp::{End, Event, Interp, Oracle, Ptr, Value};
 use cir::ir::{Callee, EdgeKind, Expr, ExprKind, Program, VarId};
 use cir::types::CType;

@@ -32,7 +32,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use c2bp::trace::CStep;
+use bp_c::trace::CStep;
 use cir::ir::{Callee, EdgeKind, Expr, ExprKind, FuncId, Program, VarId, VarInfo, VarKind};
 use cir::pointsto::{Loc, PointsTo};
 use cir::types::CType;
@@ -336,7 +336,7 @@ impl Walker<'_> {
 }
 
 /// Builds the path formula of `path` (a path of `prog` from `main`'s entry, e.g. the result of
-/// [`c2bp::trace::c_path`]).
+/// [`bp_c::trace::c_path`]).
 pub fn path_formula(
     prog: &Program,
     pts: &PointsTo,

@@ -24,7 +24,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use c2bp::trace::CStep;
+use bp_c::trace::CStep;
 use cir::Program;
 use cir::ir::EdgeId;
 use cir::pointsto::PointsTo;
@@ -44,7 +44,7 @@ pub struct Config {
     /// `slam-run` command also enforces it from outside).
     pub deadline: Option<Instant>,
     /// The error conventions (recorded in the `.bp` header).
-    pub settings: c2bp::HeaderSettings,
+    pub settings: bp_c::header::HeaderSettings,
     /// What happens at NDF (the Constrain paper, §3.3 and §4).
     pub constrain: ConstrainMode,
     /// Start from the conditions that guard the error as well
@@ -59,7 +59,7 @@ impl Default for Config {
             max_iterations: 200,
             keep: None,
             deadline: None,
-            settings: c2bp::HeaderSettings::default(),
+            settings: bp_c::header::HeaderSettings::default(),
             constrain: ConstrainMode::Lazy,
             guard_preds: true,
         }
@@ -359,9 +359,9 @@ pub fn run(
         std::fs::create_dir_all(k).map_err(|e| RunError::Io(k.clone(), e))?;
     }
     let errors = cfg.settings.error_entry();
-    let base_sources = c2bp::Sources {
+    let base_sources = bp_c::header::Sources {
         c_path: c_file.display().to_string(),
-        c_sha256: c2bp::sha256_hex(c_bytes),
+        c_sha256: bp_c::header::sha256_hex(c_bytes),
         preds_path: None,
         extra: if errors.is_empty() {
             Vec::new()
@@ -401,7 +401,7 @@ pub fn run(
             if let Some(p) = &preds_file {
                 write_atomic(p, &cir::pred::predicate_file_text(&preds))?;
             }
-            let sources = c2bp::Sources {
+            let sources = bp_c::header::Sources {
                 preds_path: preds_file.as_ref().map(|p| p.display().to_string()),
                 ..base_sources.clone()
             };
@@ -466,7 +466,7 @@ pub fn run(
                 if let Some(p) = &trace_file {
                     write_atomic(p, &trace.to_json())?;
                 }
-                let path = c2bp::trace::c_path(prog, &bp, trace)
+                let path = bp_c::trace::c_path(prog, &bp, trace)
                     .map_err(|e| RunError::Internal(format!("bebop's trace: {e}")))?;
                 it.path_len = path.len();
                 if let (Some(b), Some(t)) = (&bp_file, &trace_file) {

@@ -10,8 +10,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use cli_common::exit;
 use clap::Parser;
+use cli_common::exit;
 
 /// Can the C program reach its error? SLAM's refinement loop: c2bp abstracts the program into
 /// a Boolean program for the current predicates, bebop checks it, newton replays bebop's error
@@ -147,7 +147,7 @@ fn run(args: Args) -> Result<i32, Failure> {
     error_fns.sort();
     error_fns.dedup();
     let data_model = args.data_model.unwrap_or(task.data_model);
-    let settings = c2bp::HeaderSettings {
+    let settings = bp_c::header::HeaderSettings {
         error_fns,
         error_labels: args.error_label.clone(),
         assert_is_error: args.assert,

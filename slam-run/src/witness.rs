@@ -158,7 +158,7 @@ fn header(witness_type: &str, info: &WitnessInfo) -> String {
         ("producer", info.producer.clone()),
         ("specification", specification(error_fn)),
         ("programfile", info.program_file.clone()),
-        ("programhash", c2bp::sha256_hex(&info.source)),
+        ("programhash", bp_c::header::sha256_hex(&info.source)),
         ("architecture", arch.into()),
         ("creationtime", now_iso8601()),
     ] {
@@ -190,7 +190,7 @@ pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> St
             let _ = writeln!(s, "  <node id=\"N{}\"/>", k + 1);
         }
         let _ = writeln!(s, "  <edge source=\"N{k}\" target=\"N{}\">", k + 1);
-        let edge = c2bp::trace::edge_by_name(prog, &step.edge).map(|id| prog.edge(id));
+        let edge = bp_c::trace::edge_by_name(prog, &step.edge).map(|id| prog.edge(id));
         if let Some(e) = edge {
             if e.pos.file == 0 && e.pos.line > 0 {
                 let _ = writeln!(s, "   <data key=\"startline\">{}</data>", e.pos.line);
@@ -344,7 +344,7 @@ fn read_graph(text: &str, source: &[u8], witness_type: &str) -> Result<Graph, Wi
             gdata["witness-type"]
         ));
     }
-    let hash = c2bp::sha256_hex(source);
+    let hash = bp_c::header::sha256_hex(source);
     if gdata["programhash"].to_lowercase() != hash {
         return err(format!(
             "programhash {} is not the program's SHA-256 {hash}",

@@ -154,13 +154,13 @@ fn check_correctness_witness(def: &svcomp::task::Task, witness: &Path) -> Result
 }
 
 fn lower(def: &svcomp::task::Task) -> cir::Program {
-    let settings = c2bp::HeaderSettings {
+    let settings = bp_c::header::HeaderSettings {
         error_fns: def.error_fns.clone(),
         sem: cir::smt::Semantics {
             data_model: def.data_model,
             bitvector: false,
         },
-        ..c2bp::HeaderSettings::default()
+        ..bp_c::header::HeaderSettings::default()
     };
     cir::load_file(&def.c_file, &settings.lower_options()).expect("lowers")
 }

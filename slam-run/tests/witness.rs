@@ -68,7 +68,7 @@ fn the_bundled_bug_has_a_witness_that_replays() {
     ] {
         assert!(w.contains(key), "the witness lacks {key}");
     }
-    assert!(w.contains(&c2bp::sha256_hex(&source)));
+    assert!(w.contains(&bp_c::header::sha256_hex(&source)));
 
     // Refused: another program's hash.
     let other = std::fs::read(root().join("examples/c/funlock.c")).expect("read");

@@ -41,13 +41,13 @@ pub fn abstract_file(
     opts: &c2bp::Options,
 ) -> c2bp::Output {
     let bytes = std::fs::read(c).expect("C file");
-    let sources = c2bp::Sources {
+    let sources = bp_c::header::Sources {
         c_path: c
             .file_name()
             .expect("file name")
             .to_string_lossy()
             .to_string(),
-        c_sha256: c2bp::sha256_hex(&bytes),
+        c_sha256: bp_c::header::sha256_hex(&bytes),
         preds_path: None,
         extra: Vec::new(),
     };
@@ -122,4 +122,4 @@ pub fn golden_variants(name: &str) -> Vec<(String, cir::LowerOptions)> {
 #[path = "../../../cir/tests/common/corpus.rs"]
 mod corpus;
 #[allow(unused_imports)]
-pub use corpus::{corpus_files, corpus_root};
+pub use corpus::{corpus_root, dev_corpus_files};

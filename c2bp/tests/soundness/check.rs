@@ -292,11 +292,11 @@ impl<'a> Checker<'a> {
     }
 
     /// Whether the Boolean program has a run that follows the C path `path` (edges with their
-    /// call depth, `main` at 0, as `c2bp::trace::c_path` gives them) to the error, whatever the
+    /// call depth, `main` at 0, as `bp_c::trace::c_path` gives them) to the error, whatever the
     /// predicates' values: newton's progress check (issue 4, acceptance 4). `Err` when the
     /// configuration budget runs out.
     #[allow(dead_code)] // used by newton's progress test, which includes this file
-    pub fn follows_path(&self, path: &[c2bp::trace::CStep]) -> Result<bool, String> {
+    pub fn follows_path(&self, path: &[bp_c::trace::CStep]) -> Result<bool, String> {
         let entry = self.machine.entry("main").map_err(|e| e.to_string())?;
         let mut configs: Vec<Config> = self
             .entry_states("main", &BTreeMap::new(), &BTreeMap::new())

@@ -1,5 +1,6 @@
 //! Helpers shared by cir's integration tests.
 
+#[allow(dead_code)] // `dev_corpus_files` serves c2bp's tests, which include this file.
 mod corpus;
 
 pub use corpus::{corpus_files as files_under, corpus_root};

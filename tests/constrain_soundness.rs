@@ -12,9 +12,9 @@
 //! `CONSTRAIN_SEEDS=N` programs (default 24); a failure prints the seed, the constraints and the
 //! patched Boolean program.
 
-#[path = "../../c2bp/tests/soundness/check.rs"]
+#[path = "../c2bp/tests/soundness/check.rs"]
 mod check;
-#[path = "../../c2bp/tests/soundness/programs.rs"]
+#[path = "../c2bp/tests/soundness/programs.rs"]
 mod programs;
 
 use bp_testkit::prng::SplitMix64;
@@ -39,9 +39,9 @@ fn constraints_never_exclude_a_concrete_step() {
         let preds = cir::pred::parse_predicates(&g.preds, "gen.preds", &prog)
             .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         let pts = cir::pointsto::PointsTo::analyze(&prog);
-        let sources = c2bp::Sources {
+        let sources = bp_c::header::Sources {
             c_path: "gen.c".into(),
-            c_sha256: c2bp::sha256_hex(g.c.as_bytes()),
+            c_sha256: bp_c::header::sha256_hex(g.c.as_bytes()),
             preds_path: None,
             extra: Vec::new(),
         };

@@ -4,6 +4,8 @@
 //! Constrain paper's Fig. 1 gets the transitivity invariant. In each case bebop then proves the
 //! patched program. And the `constrain` command: output, `--apply`, exit codes, bad input.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -40,9 +42,9 @@ fn abstract_with(
         havoc_all,
         ..c2bp::Options::default()
     };
-    let sources = c2bp::Sources {
+    let sources = bp_c::header::Sources {
         c_path: c.display().to_string(),
-        c_sha256: c2bp::sha256_hex(c_text.as_bytes()),
+        c_sha256: bp_c::header::sha256_hex(c_text.as_bytes()),
         preds_path: None,
         extra: Vec::new(),
     };
@@ -260,7 +262,7 @@ fn calls_get_constraints_on_actuals_and_returns() {
 }
 
 fn constrain_cmd(args: &[&Path]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_constrain"))
+    Command::new(common::tool("constrain", "constrain"))
         .args(args)
         .output()
         .expect("constrain runs")
@@ -277,7 +279,7 @@ fn the_command_prints_applies_and_rejects_bad_input() {
     let trace_file = case.dir.join("t.json");
     std::fs::write(&trace_file, trace.to_json()).expect("write");
     let out_bp = case.dir.join("out.bp");
-    let out = Command::new(env!("CARGO_BIN_EXE_constrain"))
+    let out = Command::new(common::tool("constrain", "constrain"))
         .arg(&case.c)
         .arg(&bp_file)
         .arg(&trace_file)

@@ -147,7 +147,7 @@ pub struct TraceInputs {
     /// The Boolean program.
     pub bp: BpProgram,
     /// The settings of its header (checked against the C file's SHA-256).
-    pub settings: crate::HeaderSettings,
+    pub settings: crate::header::HeaderSettings,
     /// The trace.
     pub trace: Trace,
 }
@@ -180,7 +180,7 @@ pub fn load_trace_inputs(c: &Path, bp: &Path, trace: &Path) -> Result<TraceInput
                 .collect(),
             message: format!("{}: not a valid Boolean program", bp.display()),
         })?;
-    let settings = crate::HeaderSettings::from_header(&bp_prog.header)
+    let settings = crate::header::HeaderSettings::from_header(&bp_prog.header)
         .and_then(|s| s.check_source(&c_bytes).map(|()| s))
         .map_err(|e| fail(format!("{}: {e}", bp.display())))?;
     let prog = cir::load_file(c, &settings.lower_options()).map_err(|e| fail(e.to_string()))?;
@@ -242,7 +242,7 @@ pub struct PredicateVar {
 /// The predicate variables of a Boolean program c2bp wrote, read back from their names
 /// (`{TEXT}`): global declarations are global predicates, a procedure's parameters and locals
 /// its function's predicates; c2bp's call temporaries (`{arg …}`, `{ret …}`,
-/// [`crate::emit::CallTemp`]) are not predicates. A name that does not parse as a predicate of
+/// [`crate::names::CallTemp`]) are not predicates. A name that does not parse as a predicate of
 /// `prog` is an error naming it.
 pub fn predicate_vars_of_bp(prog: &Program, bp: &BpProgram) -> Result<Vec<PredicateVar>, String> {
     use cir::pred::{PredScope, parse_predicate};
@@ -272,7 +272,7 @@ pub fn predicate_vars_of_bp(prog: &Program, bp: &BpProgram) -> Result<Vec<Predic
             .chain(proc.locals.iter().flat_map(|d| d.vars.iter()));
         for v in names {
             let Some(t) = inner(&v.name) else { continue };
-            if crate::emit::CallTemp::parse(&v.name).is_some() {
+            if crate::names::CallTemp::parse(&v.name).is_some() {
                 continue;
             }
             let pred = parse_predicate(t, PredScope::Function(f.id), prog)

@@ -7,16 +7,18 @@
 //! - bad input of the `newton` command: a `.bp` of another C file, a missing file.
 
 #[allow(dead_code)]
-#[path = "../../c2bp/tests/soundness/check.rs"]
+#[path = "../c2bp/tests/soundness/check.rs"]
 mod check;
 #[allow(dead_code)]
-#[path = "../../c2bp/tests/soundness/programs.rs"]
+#[path = "../c2bp/tests/soundness/programs.rs"]
 mod programs;
+
+mod common;
 
 use std::path::PathBuf;
 use std::process::Command;
 
-use c2bp::trace::CStep;
+use bp_c::trace::CStep;
 use cir::Program;
 use cir::pointsto::PointsTo;
 use cir::pred::PredicateSet;
@@ -58,15 +60,15 @@ fn abstract_trace(
         enforce_len,
         ..c2bp::Options::default()
     };
-    let out = c2bp::abstract_program(prog, preds, &opts, &c2bp::Sources::default())
+    let out = c2bp::abstract_program(prog, preds, &opts, &bp_c::header::Sources::default())
         .expect("c2bp succeeds");
 
     let bp = bp_grammar::parse_and_check(&out.text, &bp_grammar::ParseOptions::default())
         .expect("c2bp's output re-parses");
     let res = bebop::verify(&bp, &bebop::Options::default()).expect("bebop succeeds");
     let path = res.verdict.trace().map(|t| {
-        let path = c2bp::trace::c_path(prog, &bp, t).expect("the trace maps to C");
-        assert!(c2bp::trace::ends_in_error(prog, &path));
+        let path = bp_c::trace::c_path(prog, &bp, t).expect("the trace maps to C");
+        assert!(bp_c::trace::ends_in_error(prog, &path));
         path
     });
     (bp, path)
@@ -483,7 +485,7 @@ fn the_command_rejects_a_boolean_program_of_another_file() {
     let b = temp_file("b.c", WRAP_FEASIBLE);
     let bp = a.with_extension("bp");
     let trace = a.with_extension("json");
-    let st = Command::new(env!("CARGO_BIN_EXE_newton"))
+    let st = Command::new(common::tool("newton", "newton"))
         .args([b.as_os_str(), bp.as_os_str(), trace.as_os_str()])
         .output()
         .expect("runs");
@@ -491,11 +493,7 @@ fn the_command_rejects_a_boolean_program_of_another_file() {
     let msg = String::from_utf8_lossy(&st.stderr);
     assert!(msg.contains("a.bp"), "{msg}");
     // A real .bp of a.c, checked against b.c.
-    let c2bp = PathBuf::from(env!("CARGO_BIN_EXE_newton")).with_file_name("c2bp");
-    if !c2bp.exists() {
-        eprintln!("c2bp binary not built next to newton: skipping the SHA-256 part");
-        return;
-    }
+    let c2bp = common::tool("c2bp", "c2bp");
     let out = Command::new(&c2bp)
         .arg(&a)
         .arg("-o")
@@ -504,7 +502,7 @@ fn the_command_rejects_a_boolean_program_of_another_file() {
         .expect("c2bp runs");
     assert!(out.status.success());
     std::fs::write(&trace, "{}").expect("write");
-    let st = Command::new(env!("CARGO_BIN_EXE_newton"))
+    let st = Command::new(common::tool("newton", "newton"))
         .args([b.as_os_str(), bp.as_os_str(), trace.as_os_str()])
         .output()
         .expect("runs");
