@@ -296,87 +296,12 @@ fn trace_json_path(kind: &str, path: &Path) -> PathBuf {
 // ------------------------------------------------------------------------------------------
 
 fn updating() -> bool {
-    std::env::var_os("UPDATE_EXPECT").is_some_and(|v| v == "1")
+    bp_testkit::expect::blessing()
 }
 
 /// Compares `actual` with the golden file, or writes it when blessing.
 fn check_golden(golden: &Path, actual: &str) -> Result<(), String> {
-    if updating() {
-        return std::fs::write(golden, actual)
-            .map_err(|e| format!("cannot write {}: {e}", golden.display()));
-    }
-    let expected = match std::fs::read_to_string(golden) {
-        Ok(text) => text,
-        Err(_) => {
-            return Err(format!(
-                "missing golden file {}; read the output below, and if it is right bless it with `{BLESS}`\n{}",
-                golden.display(),
-                indent(actual)
-            ));
-        }
-    };
-    if expected == actual {
-        return Ok(());
-    }
-    Err(format!(
-        "output differs from {} (- expected, + actual):\n{}\nif the new output is right, bless it with `{BLESS}`",
-        golden.display(),
-        line_diff(&expected, actual)
-    ))
-}
-
-/// A unified-style line diff with 3 lines of context.
-fn line_diff(expected: &str, actual: &str) -> String {
-    let a: Vec<&str> = expected.lines().collect();
-    let b: Vec<&str> = actual.lines().collect();
-    // lcs[i][j] = length of the longest common subsequence of a[i..] and b[j..].
-    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let mut ops: Vec<(char, &str)> = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            ops.push((' ', a[i]));
-            i += 1;
-            j += 1;
-        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            ops.push(('-', a[i]));
-            i += 1;
-        } else {
-            ops.push(('+', b[j]));
-            j += 1;
-        }
-    }
-    if expected.ends_with('\n') != actual.ends_with('\n') {
-        ops.push(('!', "(the files differ in their final newline)"));
-    }
-    let near_change = |k: usize| {
-        let lo = k.saturating_sub(3);
-        let hi = (k + 3).min(ops.len() - 1);
-        (lo..=hi).any(|m| ops[m].0 != ' ')
-    };
-    let mut out = String::new();
-    let mut skipped = false;
-    for (k, (op, line)) in ops.iter().enumerate() {
-        if near_change(k) {
-            if skipped {
-                out.push_str("    ...\n");
-                skipped = false;
-            }
-            out.push_str(&format!("  {op} {line}\n"));
-        } else {
-            skipped = true;
-        }
-    }
-    out
+    bp_testkit::expect::check_file(golden, actual, BLESS)
 }
 
 // ------------------------------------------------------------------------------------------

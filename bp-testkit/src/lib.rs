@@ -18,7 +18,9 @@
 //! - [`shrink`]: a greedy reducer of failing programs.
 //! - [`build`]: terse AST constructors for hand-written test programs.
 //! - [`text`]: a plain `.bp` writer for reports (independent of `bp_grammar::print`).
-//! - [`prng`]: the SplitMix64 generator behind [`generator`] and [`sim`].
+//! - [`prng`]: the SplitMix64 generator behind [`generator`] and [`sim`], and the one
+//!   pseudo-random generator of every test and benchmark generator in the workspace.
+//! - [`expect`]: golden files and the one blessing convention (`UPDATE_EXPECT=1`).
 //!
 //! The interpreter is written independently of `bebop` on purpose: the differential test
 //! (`tests/differential.rs` of the workspace root) compares the two on thousands of random
@@ -34,6 +36,7 @@
 
 pub mod build;
 pub mod cases;
+pub mod expect;
 pub mod generator;
 pub mod prng;
 pub mod reference;
