@@ -1,5 +1,6 @@
-//! Constrain on hand-made traces (issue 5 §1): the loss that no `enforce` can repair
-//! (`slam-algorithms.md` §4) gets a constraint relating the pre- and the post-state of the
+//! Constrain on hand-made traces (the Constrain paper, TACAS'04 §3): the loss that no `enforce`
+//! can repair — Cartesian abstraction forgetting, at an assignment, how the post-state relates
+//! to the pre-state — gets a constraint relating the pre- and the post-state of the
 //! assignment; a branch the abstraction cannot decide gets a conjunct on its `assume`; the
 //! Constrain paper's Fig. 1 gets the transitivity invariant. In each case bebop then proves the
 //! patched program. And the `constrain` command: output, `--apply`, exit codes, bad input.

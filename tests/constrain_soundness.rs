@@ -1,4 +1,4 @@
-//! Soundness of constrain (issue 5, acceptance 4): no constraint or `enforce` it produces ever
+//! Soundness of constrain: no constraint or `enforce` it produces ever
 //! excludes the abstraction of a concrete step. Generated C programs (those of c2bp's soundness
 //! test: several procedures, pointers to locals, fields, signed and unsigned arithmetic) are
 //! abstracted at cube lengths 1 and 3 and with `--havoc-all`; bebop's error trace goes to constrain (up to 200

@@ -1,5 +1,5 @@
-//! The bundled examples the README's `make demo` runs give the answers the README promises:
-//! `lock-coarse.bp` reaches `SLIC_ERROR` (exit 10), `lock.bp` is safe (exit 0).
+//! The bundled Boolean programs the README's bebop section runs give the answers it promises:
+//! `examples/bebop/lock-coarse.bp` reaches `SLIC_ERROR` (exit 10), `lock.bp` is safe (exit 0).
 
 fn bebop(file: &str) -> (i32, String) {
     let path = format!("{}/examples/bebop/{file}", env!("CARGO_MANIFEST_DIR"));

@@ -1,4 +1,4 @@
-//! newton on abstract traces of c2bp's Boolean programs (issue 4, acceptance 4 and 5):
+//! newton on abstract traces of c2bp's Boolean programs:
 //! - a trace infeasible only because of unsigned wrap-around is refuted, one feasible only
 //!   because of it is confirmed by a concrete replay whose inputs show the wrap;
 //! - progress: on generated programs, re-abstracting with newton's new predicates at
@@ -385,7 +385,7 @@ fn a_fact_about_a_global_the_callee_writes_is_split_at_the_return() {
     assert_eq!(global.len(), 1, "one predicate for `g < 0`: {global:?}");
 }
 
-/// Acceptance 4: newton's predicates refute the very path they come from, at `--cube-len inf`.
+/// Progress: newton's predicates refute the very path they come from, at `--cube-len inf`.
 #[test]
 fn new_predicates_make_the_refuted_path_infeasible_in_the_boolean_program() {
     let seeds: u64 = std::env::var("NEWTON_PROGRESS_SEEDS")
@@ -406,8 +406,8 @@ fn new_predicates_make_the_refuted_path_infeasible_in_the_boolean_program() {
     // consistency assume at the entry, `c2bp/tests/mixed.rs`).
     // `NEWTON_PROGRESS_VERBOSE=1` prints newton's answer of every round; `CHECK_MAX_CONFIGS=N`
     // raises the checker's budget (2,000 Boolean configurations per checkpoint);
-    // `CHECK_TRACE=1` prints the checker's configurations at every step of the path (where a
-    // refuted path stays followed: seed 180 showed a missing `enforce` cube that way).
+    // `CHECK_TRACE=1` prints the checker's configurations at every step of the path (to see
+    // where a refuted path stays followed).
     let regressions: &[u64] = if std::env::var("NEWTON_PROGRESS_START").is_ok() {
         &[]
     } else {

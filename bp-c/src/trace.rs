@@ -1,7 +1,7 @@
 //! From a trace of a Boolean program c2bp wrote back to the C program: the path of C edges the
 //! trace follows, read from the annotations c2bp puts on every statement (`edge=f#k`). c2bp owns
-//! the annotation scheme, so its inverse lives here; `newton` (issue 4 §1, "map the trace's
-//! steps to C IR edges through the annotations") starts from it.
+//! the annotation scheme, and this crate states what it means; `newton` and `constrain` start
+//! from it.
 //!
 //! A C edge is translated into a block of statements that all carry its `edge=`; the block's
 //! first statement is where the edge is taken, so a trace step at that statement is one

@@ -1,4 +1,4 @@
-//! SV-COMP property files (`.prp`, issue 3 §1 "The error"): which function's call is the error.
+//! SV-COMP property files (`.prp`): which function's call is the error.
 //!
 //! The reachability property of SV-COMP is written
 //! `CHECK( init(main()), LTL(G ! call(reach_error())) )`; older tasks name `__VERIFIER_error`.
