@@ -21,7 +21,29 @@ enum Outcome {
     Unsat,
 }
 
-/// Decides validity and satisfiability of C formulas over one program (see the module doc).
+/// Decides validity and satisfiability of C formulas over one program and one [`Semantics`]:
+/// [`Prover::is_valid`] asks whether the assumptions imply the goal, [`Prover::is_satisfiable`]
+/// whether all the formulas can hold together. A formula is an [`Expr`] used as a C condition
+/// (it holds when its value is non-zero), and all formulas of one query describe **one**
+/// program state; the semantics is `docs/c-semantics.md`.
+///
+/// - **Threads.** The z3 crate (0.22) keeps its ASTs in a thread-local context. A `Prover` holds
+///   no Z3 object: every query builds a fresh Z3 context in the calling thread, encodes, solves
+///   and drops it (or, inside [`one_context`](super::one_context), uses the scope's context).
+///   A `Prover` is therefore `Send + Sync` and can be shared by `rayon` workers; only our own
+///   normalised texts (cache keys) cross threads.
+/// - **Determinism.** Limits use Z3's deterministic resource limit (`rlimit`, see
+///   [`Prover::with_rlimit`], default [`DEFAULT_RLIMIT`]), never wall-clock time. With a fresh
+///   context per query, the same query gets the same answer on any machine, whatever was asked
+///   before, on whatever thread; every name the encoder invents is numbered per query and all
+///   collections that produce facts are ordered. A [`one_context`](super::one_context) scope
+///   runs a fixed sequence of queries (its caller's) in one context, which is as reproducible.
+/// - **Cache.** Keyed on the normalised query: the [`Semantics`], the kind of query, the sorted
+///   and deduplicated canonical texts of the assumptions and the goal's text (a fully
+///   parenthesised prefix form with the type of every node: two formulas with the same key are
+///   the same formula). `Unknown` is **never** cached and counts as "not proved": callers must
+///   treat [`Answer::Unknown`] as not valid and [`SatAnswer::Unknown`] as satisfiable.
+/// - **Statistics** ([`Stats`], for `--stats`): queries, cache hits, solver calls, unknowns.
 #[derive(Debug)]
 pub struct Prover<'p> {
     prog: &'p Program,
@@ -224,7 +246,7 @@ impl<'p> Prover<'p> {
     }
 
     /// Runs `f` with a [`SolverCx`] (one fresh Z3 context of the calling thread, or the
-    /// [`one_context`] scope's, with a solver of its own). Its queries
+    /// [`one_context`](super::one_context) scope's, with a solver of its own). Its queries
     /// count as solver calls in [`Stats`]; they do not go through the cache.
     pub fn with_solver<R: Send + Sync>(
         &self,
@@ -273,7 +295,7 @@ impl<'p> Prover<'p> {
     }
 
     /// Encodes and solves in a fresh Z3 context of the calling thread (or the
-    /// [`one_context`] scope's).
+    /// [`one_context`](super::one_context) scope's).
     fn solve(&self, formulas: &[(&Expr, bool)]) -> Option<Outcome> {
         let prog = self.prog;
         let sem = self.sem;

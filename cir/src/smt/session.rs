@@ -14,7 +14,7 @@ thread_local! {
 }
 
 /// Runs `f` with one fresh Z3 context for all the queries it makes on this thread (of any
-/// [`Prover`]): outside such a scope every query and every [`Prover::with_solver`] makes its
+/// [`Prover`](super::Prover)): outside such a scope every query and every [`Prover::with_solver`](super::Prover::with_solver) makes its
 /// own context, which costs 2–3 ms (Z3 allocates and fills 16 MB of tables; newton made two
 /// per refinement, a fifth of a locks iteration's time went into contexts). Answers stay
 /// deterministic: the scope's sequence of operations is its caller's, the same on every run
@@ -92,7 +92,7 @@ fn configure(solver: Solver, rlimit: u32) -> Solver {
 }
 
 /// One Z3 context and solver for a sequence of [`Session`]s in the calling thread (see
-/// [`Prover::with_solver`]): a caller that asks many questions (c2bp abstracting one procedure)
+/// [`Prover::with_solver`](super::Prover::with_solver)): a caller that asks many questions (c2bp abstracting one procedure)
 /// pays for the context once. Each session pushes a scope, encodes its atoms afresh (with their
 /// range and memory facts) and pops it at the end, so sessions do not see each other's
 /// assertions. Answers are deterministic because the sequence of operations on one context is
