@@ -414,33 +414,7 @@ impl Lowerer<'_> {
     pub(super) fn expr(&mut self, e: &Node<Expression>) -> R<Expr> {
         let pos = self.pos(&e.span);
         match &e.node {
-            Expression::Identifier(i) => match self.lookup(&i.node.name).cloned() {
-                Some(Binding::Var(v)) => Ok(self.var_expr(v)),
-                Some(Binding::Enum(v)) => Ok(Expr::int(v, CType::INT)),
-                Some(Binding::Func(n)) => {
-                    let ty = CType::Func(Box::new(self.funcs[&n].ty.clone()));
-                    Ok(Expr {
-                        kind: ExprKind::Func(n),
-                        ty,
-                    })
-                }
-                Some(Binding::Typedef(_)) => {
-                    self.invalid(&e.span, format!("`{}` is a type", i.node.name))
-                }
-                None if matches!(
-                    i.node.name.as_str(),
-                    "__func__" | "__FUNCTION__" | "__PRETTY_FUNCTION__"
-                ) =>
-                {
-                    // The predefined identifier: the enclosing function's name as a string.
-                    let name = self.fb.as_ref().map(|f| f.name.clone()).unwrap_or_default();
-                    Ok(Expr {
-                        kind: ExprKind::Str(name),
-                        ty: CType::Int(IntKind::Char).ptr_to(),
-                    })
-                }
-                None => self.invalid(&e.span, format!("undeclared identifier `{}`", i.node.name)),
-            },
+            Expression::Identifier(i) => self.identifier(&i.node, &e.span),
             Expression::Constant(c) => match &c.node {
                 Constant::Integer(i) => self.int_constant(i, &c.span),
                 Constant::Character(s) => match parse_char_literal(s) {
@@ -484,38 +458,7 @@ impl Lowerer<'_> {
                     ty: CType::Int(IntKind::Char).ptr_to(),
                 })
             }
-            Expression::Member(m) => {
-                let base = self.expr(&m.node.expression)?;
-                let base = match m.node.operator.node {
-                    MemberOperator::Direct => base,
-                    MemberOperator::Indirect => match base.ty.pointee() {
-                        Some(t) => {
-                            let t = t.clone();
-                            Expr {
-                                kind: ExprKind::Deref(Box::new(base)),
-                                ty: t,
-                            }
-                        }
-                        None => return self.invalid(&e.span, "`->` on a non-pointer"),
-                    },
-                };
-                let fname = &m.node.identifier.node.name;
-                let CType::Struct(id) = &base.ty else {
-                    return self.invalid(&e.span, format!("member `{fname}` of a non-struct"));
-                };
-                let fty = self.prog.structs[id.0 as usize]
-                    .fields
-                    .as_ref()
-                    .and_then(|fs| fs.iter().find(|(n, _)| n == fname))
-                    .map(|(_, t)| t.clone());
-                match fty {
-                    Some(t) => Ok(Expr {
-                        kind: ExprKind::Field(Box::new(base), fname.clone()),
-                        ty: t,
-                    }),
-                    None => self.invalid(&e.span, format!("no member `{fname}`")),
-                }
-            }
+            Expression::Member(m) => self.member(&m.node, &e.span),
             Expression::Call(c) => {
                 let r = self.call(&c.node, &c.span, true)?;
                 Ok(r.unwrap_or(Expr::int(0, CType::Void)))
@@ -538,47 +481,7 @@ impl Lowerer<'_> {
                 })
             }
             Expression::BinaryOperator(b) => self.binary(&b.node, e, pos),
-            Expression::Conditional(c) => {
-                let ty = {
-                    let a = self.type_of_expr(&c.node.then_expression)?;
-                    let b = self.type_of_expr(&c.node.else_expression)?;
-                    if a.is_scalar()
-                        && b.is_scalar()
-                        && !matches!(a, CType::Pointer(_))
-                        && !matches!(b, CType::Pointer(_))
-                    {
-                        usual_arithmetic(&a, &b, self.dm)
-                    } else if matches!(a, CType::Pointer(_)) {
-                        a
-                    } else {
-                        b
-                    }
-                };
-                let tmp = if ty == CType::Void {
-                    None
-                } else {
-                    Some(self.new_temp("tmp", ty.clone(), pos))
-                };
-                let (a, b, join) = (self.new_node(), self.new_node(), self.new_node());
-                self.cond(&c.node.condition, Some(a), Some(b))?;
-                for (n, x) in [(a, &c.node.then_expression), (b, &c.node.else_expression)] {
-                    self.fb().cur = n;
-                    match tmp {
-                        Some(t) => {
-                            let v = self.expr(x)?;
-                            let lhs = self.var_expr(t);
-                            self.emit(EdgeKind::Assign { lhs, rhs: v }, pos);
-                        }
-                        None => self.effect(x)?,
-                    }
-                    self.jump(join, pos);
-                }
-                self.fb().cur = join;
-                Ok(match tmp {
-                    Some(t) => self.var_expr(t),
-                    None => Expr::int(0, CType::Void),
-                })
-            }
+            Expression::Conditional(c) => self.conditional(&c.node, pos),
             Expression::Comma(es) => {
                 let (last, init) = es.split_last().expect("comma has operands");
                 for x in init {
@@ -593,6 +496,114 @@ impl Lowerer<'_> {
             Expression::OffsetOf(_) => self.unsupported(&e.span, "offsetof"),
             Expression::VaArg(_) => self.unsupported(&e.span, "va_arg"),
         }
+    }
+
+    /// An identifier used as a value: a variable, an enumeration constant, a function
+    /// designator or `__func__`.
+    fn identifier(&mut self, i: &Identifier, span: &Span) -> R<Expr> {
+        match self.lookup(&i.name).cloned() {
+            Some(Binding::Var(v)) => Ok(self.var_expr(v)),
+            Some(Binding::Enum(v)) => Ok(Expr::int(v, CType::INT)),
+            Some(Binding::Func(n)) => {
+                let ty = CType::Func(Box::new(self.funcs[&n].ty.clone()));
+                Ok(Expr {
+                    kind: ExprKind::Func(n),
+                    ty,
+                })
+            }
+            Some(Binding::Typedef(_)) => self.invalid(span, format!("`{}` is a type", i.name)),
+            None if matches!(
+                i.name.as_str(),
+                "__func__" | "__FUNCTION__" | "__PRETTY_FUNCTION__"
+            ) =>
+            {
+                // The predefined identifier: the enclosing function's name as a string.
+                let name = self.fb.as_ref().map(|f| f.name.clone()).unwrap_or_default();
+                Ok(Expr {
+                    kind: ExprKind::Str(name),
+                    ty: CType::Int(IntKind::Char).ptr_to(),
+                })
+            }
+            None => self.invalid(span, format!("undeclared identifier `{}`", i.name)),
+        }
+    }
+
+    /// `s.f` and `p->f`.
+    fn member(&mut self, m: &MemberExpression, span: &Span) -> R<Expr> {
+        let base = self.expr(&m.expression)?;
+        let base = match m.operator.node {
+            MemberOperator::Direct => base,
+            MemberOperator::Indirect => match base.ty.pointee() {
+                Some(t) => {
+                    let t = t.clone();
+                    Expr {
+                        kind: ExprKind::Deref(Box::new(base)),
+                        ty: t,
+                    }
+                }
+                None => return self.invalid(span, "`->` on a non-pointer"),
+            },
+        };
+        let fname = &m.identifier.node.name;
+        let CType::Struct(id) = &base.ty else {
+            return self.invalid(span, format!("member `{fname}` of a non-struct"));
+        };
+        let fty = self.prog.structs[id.0 as usize]
+            .fields
+            .as_ref()
+            .and_then(|fs| fs.iter().find(|(n, _)| n == fname))
+            .map(|(_, t)| t.clone());
+        match fty {
+            Some(t) => Ok(Expr {
+                kind: ExprKind::Field(Box::new(base), fname.clone()),
+                ty: t,
+            }),
+            None => self.invalid(span, format!("no member `{fname}`")),
+        }
+    }
+
+    /// `c ? a : b` as a value: control flow assigning the chosen operand to a temporary
+    /// (none when the type is `void`).
+    fn conditional(&mut self, c: &ConditionalExpression, pos: SrcPos) -> R<Expr> {
+        let ty = {
+            let a = self.type_of_expr(&c.then_expression)?;
+            let b = self.type_of_expr(&c.else_expression)?;
+            if a.is_scalar()
+                && b.is_scalar()
+                && !matches!(a, CType::Pointer(_))
+                && !matches!(b, CType::Pointer(_))
+            {
+                usual_arithmetic(&a, &b, self.dm)
+            } else if matches!(a, CType::Pointer(_)) {
+                a
+            } else {
+                b
+            }
+        };
+        let tmp = if ty == CType::Void {
+            None
+        } else {
+            Some(self.new_temp("tmp", ty.clone(), pos))
+        };
+        let (a, b, join) = (self.new_node(), self.new_node(), self.new_node());
+        self.cond(&c.condition, Some(a), Some(b))?;
+        for (n, x) in [(a, &c.then_expression), (b, &c.else_expression)] {
+            self.fb().cur = n;
+            match tmp {
+                Some(t) => {
+                    let v = self.expr(x)?;
+                    let lhs = self.var_expr(t);
+                    self.emit(EdgeKind::Assign { lhs, rhs: v }, pos);
+                }
+                None => self.effect(x)?,
+            }
+            self.jump(join, pos);
+        }
+        self.fb().cur = join;
+        Ok(match tmp {
+            Some(t) => self.var_expr(t),
+            None => Expr::int(0, CType::Void),
+        })
     }
 
     /// A GNU statement expression `({ s1; …; e; })`: the statements in a new scope, then the

@@ -22,23 +22,7 @@ impl Lowerer<'_> {
     pub(super) fn stmt(&mut self, s: &Node<Statement>) -> R<()> {
         let pos = self.pos(&s.span);
         match &s.node {
-            Statement::Compound(items) => {
-                self.scopes.push(Scope::default());
-                let r = (|| {
-                    for it in items {
-                        match &it.node {
-                            BlockItem::Declaration(d) => {
-                                self.local_declaration(&d.node, &d.span)?
-                            }
-                            BlockItem::Statement(st) => self.stmt(st)?,
-                            BlockItem::StaticAssert(_) => {}
-                        }
-                    }
-                    Ok(())
-                })();
-                self.scopes.pop();
-                r
-            }
+            Statement::Compound(items) => self.compound(items),
             Statement::Expression(None) => Ok(()),
             Statement::Expression(Some(e)) => self.effect(e),
             Statement::If(i) => {
@@ -74,72 +58,9 @@ impl Lowerer<'_> {
                 self.fb().cur = exit;
                 Ok(())
             }
-            Statement::For(f) => {
-                self.scopes.push(Scope::default());
-                let r = (|| {
-                    match &f.node.initializer.node {
-                        ForInitializer::Empty | ForInitializer::StaticAssert(_) => {}
-                        ForInitializer::Expression(e) => self.effect(e)?,
-                        ForInitializer::Declaration(d) => {
-                            self.local_declaration(&d.node, &d.span)?
-                        }
-                    }
-                    let (head, body, step, exit) = (
-                        self.new_node(),
-                        self.new_node(),
-                        self.new_node(),
-                        self.new_node(),
-                    );
-                    self.continue_at(head, pos);
-                    match &f.node.condition {
-                        Some(c) => self.cond(c, Some(body), Some(exit))?,
-                        None => self.jump(body, pos),
-                    }
-                    self.fb().cur = body;
-                    self.loop_body(&f.node.statement, exit, step)?;
-                    self.continue_at(step, pos);
-                    if let Some(e) = &f.node.step {
-                        self.effect(e)?;
-                    }
-                    self.jump(head, pos);
-                    self.fb().cur = exit;
-                    Ok(())
-                })();
-                self.scopes.pop();
-                r
-            }
+            Statement::For(f) => self.for_loop(&f.node, pos),
             Statement::Switch(sw) => self.switch(&sw.node, pos),
-            Statement::Labeled(l) => {
-                match &l.node.label.node {
-                    Label::Identifier(id) => {
-                        let name = id.node.name.clone();
-                        let n = self.label_node(&name);
-                        self.fb().defined_labels.insert(name.clone());
-                        self.fb().seen_label = true;
-                        self.continue_at(n, pos);
-                        if self.opts.error_labels.contains(&name) {
-                            self.end_path(
-                                EdgeKind::Error {
-                                    cause: format!("label {name}"),
-                                },
-                                pos,
-                            );
-                        }
-                    }
-                    _ => {
-                        let key = l.node.label.span.start;
-                        let n = match self.fb().cases.last().and_then(|m| m.get(&key)) {
-                            Some(n) => *n,
-                            None => {
-                                return self
-                                    .invalid(&l.node.label.span, "case label outside a switch");
-                            }
-                        };
-                        self.continue_at(n, pos);
-                    }
-                }
-                self.stmt(&l.node.statement)
-            }
+            Statement::Labeled(l) => self.labeled(&l.node, pos),
             Statement::Goto(l) => {
                 let n = self.label_node(&l.node.name);
                 self.fb().used_labels.push((l.node.name.clone(), pos));
@@ -175,36 +96,124 @@ impl Lowerer<'_> {
                 self.detach();
                 Ok(())
             }
-            Statement::Asm(a) => {
-                match &a.node {
-                    AsmStatement::GnuBasic(_) => {
-                        self.warn(
-                            &s.span,
-                            "inline assembly ignored (its effects are not modelled)",
-                        );
-                    }
-                    AsmStatement::GnuExtended(x) => {
-                        self.warn(
-                            &s.span,
-                            "inline assembly: output operands havocked, other effects not modelled",
-                        );
-                        for o in &x.outputs {
-                            let lv = self.expr(&o.node.variable_name)?;
-                            if lv.is_lvalue() {
-                                self.emit(
-                                    EdgeKind::Havoc {
-                                        lhs: lv,
-                                        reason: "inline asm output".into(),
-                                    },
-                                    pos,
-                                );
-                            }
-                        }
-                    }
+            Statement::Asm(a) => self.asm(&a.node, &s.span, pos),
+        }
+    }
+
+    /// A block: its declarations and statements in a scope of their own.
+    fn compound(&mut self, items: &[Node<BlockItem>]) -> R<()> {
+        self.scopes.push(Scope::default());
+        let r = (|| {
+            for it in items {
+                match &it.node {
+                    BlockItem::Declaration(d) => self.local_declaration(&d.node, &d.span)?,
+                    BlockItem::Statement(st) => self.stmt(st)?,
+                    BlockItem::StaticAssert(_) => {}
                 }
-                Ok(())
+            }
+            Ok(())
+        })();
+        self.scopes.pop();
+        r
+    }
+
+    /// `for (init; cond; step) body`, in a scope of its own (the scope of a declaration in
+    /// `init`).
+    fn for_loop(&mut self, f: &ForStatement, pos: SrcPos) -> R<()> {
+        self.scopes.push(Scope::default());
+        let r = (|| {
+            match &f.initializer.node {
+                ForInitializer::Empty | ForInitializer::StaticAssert(_) => {}
+                ForInitializer::Expression(e) => self.effect(e)?,
+                ForInitializer::Declaration(d) => self.local_declaration(&d.node, &d.span)?,
+            }
+            let (head, body, step, exit) = (
+                self.new_node(),
+                self.new_node(),
+                self.new_node(),
+                self.new_node(),
+            );
+            self.continue_at(head, pos);
+            match &f.condition {
+                Some(c) => self.cond(c, Some(body), Some(exit))?,
+                None => self.jump(body, pos),
+            }
+            self.fb().cur = body;
+            self.loop_body(&f.statement, exit, step)?;
+            self.continue_at(step, pos);
+            if let Some(e) = &f.step {
+                self.effect(e)?;
+            }
+            self.jump(head, pos);
+            self.fb().cur = exit;
+            Ok(())
+        })();
+        self.scopes.pop();
+        r
+    }
+
+    /// A labelled statement: a named label (the error when it is one of
+    /// [`LowerOptions::error_labels`]) or a `case`/`default` label of the enclosing switch.
+    fn labeled(&mut self, l: &LabeledStatement, pos: SrcPos) -> R<()> {
+        match &l.label.node {
+            Label::Identifier(id) => {
+                let name = id.node.name.clone();
+                let n = self.label_node(&name);
+                self.fb().defined_labels.insert(name.clone());
+                self.fb().seen_label = true;
+                self.continue_at(n, pos);
+                if self.opts.error_labels.contains(&name) {
+                    self.end_path(
+                        EdgeKind::Error {
+                            cause: format!("label {name}"),
+                        },
+                        pos,
+                    );
+                }
+            }
+            _ => {
+                let key = l.label.span.start;
+                let n = match self.fb().cases.last().and_then(|m| m.get(&key)) {
+                    Some(n) => *n,
+                    None => {
+                        return self.invalid(&l.label.span, "case label outside a switch");
+                    }
+                };
+                self.continue_at(n, pos);
             }
         }
+        self.stmt(&l.statement)
+    }
+
+    /// Inline assembly: a warning; extended asm havocs its output operands.
+    fn asm(&mut self, a: &AsmStatement, span: &Span, pos: SrcPos) -> R<()> {
+        match a {
+            AsmStatement::GnuBasic(_) => {
+                self.warn(
+                    span,
+                    "inline assembly ignored (its effects are not modelled)",
+                );
+            }
+            AsmStatement::GnuExtended(x) => {
+                self.warn(
+                    span,
+                    "inline assembly: output operands havocked, other effects not modelled",
+                );
+                for o in &x.outputs {
+                    let lv = self.expr(&o.node.variable_name)?;
+                    if lv.is_lvalue() {
+                        self.emit(
+                            EdgeKind::Havoc {
+                                lhs: lv,
+                                reason: "inline asm output".into(),
+                            },
+                            pos,
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn loop_body(&mut self, body: &Node<Statement>, brk: NodeId, cont: NodeId) -> R<()> {
