@@ -1,4 +1,4 @@
-//! The control-flow IR (issue 3 §1, second and third bullets).
+//! The control-flow IR: programs, variables, functions as graphs of edges, and expressions.
 //!
 //! A [`Program`] holds variables (one table for the whole program, indexed by [`VarId`]),
 //! structure definitions, global initialisers, functions and the list of external (bodiless)
@@ -7,8 +7,8 @@
 //! `main#17`) and the source position of the C construct it comes from.
 //!
 //! Edge kinds (see [`EdgeKind`]): assignment, assume (always an atomic comparison), call (the
-//! result, if used, goes to a fresh temporary, as in C2BP), return, error, plus three that the
-//! issue's list leaves implicit: `havoc` (an lvalue gets an arbitrary value of its type: the
+//! result, if used, goes to a fresh temporary, as in C2BP), return, error, plus three that a
+//! list of C constructs leaves implicit: `havoc` (an lvalue gets an arbitrary value of its type: the
 //! sound approximation of unsupported constructs), `halt` (`abort()`/`exit()`: the path ends)
 //! and `skip` (only left where a node cannot be merged away, e.g. `while (1) ;`).
 //!

@@ -1,6 +1,5 @@
 //! A flow-insensitive, context-insensitive, inclusion-based (Andersen) points-to analysis of a
-//! whole IR program (issue 3 §1: weakest preconditions "pruned by a flow-insensitive points-to
-//! analysis").
+//! whole IR program, which prunes the case splits of weakest preconditions.
 //!
 //! L. O. Andersen, "Program analysis and specialization for the C programming language", PhD
 //! thesis, DIKU 1994: every assignment `l := r` gives the constraint pts(L(l)) ⊇ V(r). C2BP

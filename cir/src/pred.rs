@@ -1,4 +1,4 @@
-//! Predicate files (issue 3 §1, "Predicates"): global and per-procedure predicates over the
+//! Predicate files: global and per-procedure predicates over the
 //! IR's variables, parsed, typed and normalised so that the same predicate is recognised.
 //!
 //! C2BP (Ball, Majumdar, Millstein, Rajamani, "Automatic predicate abstraction of C programs",

@@ -1,4 +1,5 @@
-//! C types as the IR records them (issue 3 §1, "record types faithfully").
+//! C types as the IR records them, faithfully: every later consumer reads the same kinds,
+//! widths and layouts.
 //!
 //! Integer types carry their C kind; their width and signedness come from the [`DataModel`]
 //! (ILP32 by default, LP64 on request), so the same [`CType`] means the same thing for every

@@ -1,6 +1,5 @@
-//! Every program of the shared SV-COMP corpus parses and lowers without panic (issue 3 §1,
-//! "it must parse every program in ../shared/corpus/sv-benchmarks/"). Skipped, saying so, when
-//! the corpus is absent.
+//! Every program of the shared SV-COMP corpus (`../shared/corpus/sv-benchmarks/`) parses and
+//! lowers without panic. Skipped, saying so, when the corpus is absent.
 
 mod common;
 use common::corpus_files;
@@ -92,7 +91,7 @@ impl cir::interp::Oracle for Xorshift {
 }
 
 /// The concrete interpreter runs every corpus program without panicking: random runs of up to
-/// 20,000 steps; how each ended is printed (issue 3 §1, the semantics' executable form). No run
+/// 20,000 steps; how each ended is printed (the semantics' executable form). No run
 /// of a task whose expected verdict is `true` may reach the error: that would be a bug in the
 /// lowering or the interpreter.
 #[test]

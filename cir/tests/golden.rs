@@ -1,4 +1,4 @@
-//! Golden IR dumps (issue 3 §1): each `tests/data/NAME.c` is lowered and printed; the text must
+//! Golden IR dumps: each `tests/data/NAME.c` is lowered and printed; the text must
 //! equal `tests/data/NAME.ir`. `UPDATE_EXPECT=1 cargo test -p cir --test golden` rewrites the
 //! expected files (read them before committing). Options per file: `errors.c` adds the error
 //! function `error` and the error label `ERROR`; reads of constant globals are replaced

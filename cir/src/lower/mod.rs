@@ -1,5 +1,5 @@
-//! Lowering of the lang-c AST to the control-flow IR (issue 3 §1: control flow, names,
-//! SV-COMP conventions, unsupported constructs).
+//! Lowering of the lang-c AST to the control-flow IR: control flow, names, SV-COMP
+//! conventions, unsupported constructs.
 //!
 //! # Control flow
 //! `if`, `while`, `do`, `for`, `switch` (a chain of `assume(v == c)` / `assume(v != c)` tests

@@ -14,9 +14,10 @@ thread_local! {
 }
 
 /// Runs `f` with one fresh Z3 context for all the queries it makes on this thread (of any
-/// [`Prover`](super::Prover)): outside such a scope every query and every [`Prover::with_solver`](super::Prover::with_solver) makes its
-/// own context, which costs 2–3 ms (Z3 allocates and fills 16 MB of tables; newton made two
-/// per refinement, a fifth of a locks iteration's time went into contexts). Answers stay
+/// [`Prover`](super::Prover)): outside such a scope every query and every
+/// [`Prover::with_solver`](super::Prover::with_solver) makes its own context, and a context is
+/// costly to make (Z3 allocates and fills large tables), so a caller that makes several in a
+/// row (newton, for each refinement) shares one instead. Answers stay
 /// deterministic: the scope's sequence of operations is its caller's, the same on every run
 /// (newton's, for one trace, standalone or inside slam-run). Nested scopes share the outer one.
 pub fn one_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
@@ -61,8 +62,8 @@ pub(super) fn solver_with<'a>(
 
 /// The solver of a [`SolverCx`], used incrementally (push, pop, checks under assumptions). In
 /// integer mode it is made for the logic `QF_AUFLIA`: Z3's default solver builds a portfolio
-/// of tactics for every logic when it is created (10–20 ms, more than most of our queries:
-/// newton on a locks task spent 2/3 of its time there), one for a logic 0.5–2 ms. Used
+/// of tactics for every logic when it is created, which costs more than most of our queries;
+/// a solver for one logic is an order of magnitude cheaper to make. Used
 /// incrementally, the default solver runs the same SMT kernel, and the two answer the same
 /// (`tests/smt.rs`, `sessions_answer_nonlinear_queries`; c2bp's output is identical on the
 /// corpus). A term of a theory the logic would not set up is treated as uninterpreted, which
@@ -83,9 +84,8 @@ fn configure(solver: Solver, rlimit: u32) -> Solver {
         params.set_u32("rlimit", rlimit);
     }
     // Z3's older simplex-based arithmetic solver: the same answers on our queries (small
-    // conjunctions of linear integer facts, checked incrementally under assumptions) at
-    // 20–30% less time than the default (c2bp on floppy_simpl3 at 47 predicates: 3.2 → 2.3 CPU
-    // s, the same `.bp`).
+    // conjunctions of linear integer facts, checked incrementally under assumptions) in less
+    // time than the default, and the same `.bp` from c2bp.
     params.set_u32("smt.arith.solver", 2);
     solver.set_params(&params);
     solver
@@ -174,8 +174,9 @@ impl<'p> SolverCx<'p> {
 
 /// Questions over a fixed list of atoms inside a [`SolverCx`]: each atom has an indicator
 /// literal `a_i ⇔ atom_i`, and a query is a conjunction of literals checked with
-/// `check_assumptions` (the incremental mode of `slam-algorithms.md` §3.3, "assumption
-/// literals"). `Unknown` counts as "satisfiable" (not proved), as everywhere.
+/// `check_assumptions` (the solver's incremental mode: the atoms are asserted once, and each
+/// query only chooses which literals to assume). `Unknown` counts as "satisfiable" (not
+/// proved), as everywhere.
 pub struct Session<'s> {
     solver: &'s Solver,
     atoms: &'s [Bool],
