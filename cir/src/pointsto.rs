@@ -4,7 +4,7 @@
 //! L. O. Andersen, "Program analysis and specialization for the C programming language", PhD
 //! thesis, DIKU 1994: every assignment `l := r` gives the constraint pts(L(l)) ⊇ V(r). C2BP
 //! (Ball, Majumdar, Millstein, Rajamani, PLDI'01, §4) uses a points-to analysis to prune the
-//! case splits of Morris's axiom ([`crate::wp`]); SLAM used Das's one-level flow, Andersen is at
+//! case splits of Morris's axiom (the `wp` module); SLAM used Das's one-level flow, Andersen is at
 //! least as precise.
 //!
 //! # Abstract locations ([`Loc`])

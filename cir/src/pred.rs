@@ -756,7 +756,7 @@ impl Parser<'_> {
                     return Err((at, format!("operand of `{}` is not a scalar", op.symbol())));
                 }
             }
-            let ty = crate::types::binop_type(op, &lhs.ty, &rhs.ty, self.prog.data_model);
+            let ty = crate::ir::binop_type(op, &lhs.ty, &rhs.ty, self.prog.data_model);
             lhs = Expr {
                 kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
                 ty,

@@ -776,7 +776,7 @@ impl Lowerer<'_> {
         } else {
             None
         };
-        let ty = crate::types::binop_type(op, &lv.ty, &one.ty, self.dm);
+        let ty = crate::ir::binop_type(op, &lv.ty, &one.ty, self.dm);
         self.warn_float(&ty, span);
         let rhs = Expr {
             kind: ExprKind::Binary(op, Box::new(lv.clone()), Box::new(one)),
@@ -798,7 +798,7 @@ impl Lowerer<'_> {
             let rhs = match op {
                 None => rv,
                 Some(op) => {
-                    let ty = crate::types::binop_type(op, &lv.ty, &rv.ty, self.dm);
+                    let ty = crate::ir::binop_type(op, &lv.ty, &rv.ty, self.dm);
                     self.warn_float(&ty, &e.span);
                     Expr {
                         kind: ExprKind::Binary(op, Box::new(lv.clone()), Box::new(rv)),
@@ -845,7 +845,7 @@ impl Lowerer<'_> {
         }
         let a = self.expr(&b.lhs)?;
         let c = self.expr(&b.rhs)?;
-        let ty = crate::types::binop_type(op, &a.ty, &c.ty, self.dm);
+        let ty = crate::ir::binop_type(op, &a.ty, &c.ty, self.dm);
         if ty.is_float() || ((a.ty.is_float() || c.ty.is_float()) && op.is_comparison()) {
             self.warn(&e.span, "floating-point arithmetic is not modelled");
         }

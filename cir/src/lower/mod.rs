@@ -103,7 +103,7 @@ pub struct LowerOptions {
     /// A call of `__assert_fail` (a failing `assert`) is the error rather than a halt.
     pub assert_is_error: bool,
     /// Keep reads of global variables whose value is known as they are ([`crate::load_file`]
-    /// replaces them by constants otherwise, see [`crate::constprop`]).
+    /// replaces them by constants otherwise, see the `constprop` module).
     pub keep_global_reads: bool,
 }
 
@@ -115,9 +115,8 @@ pub const ERROR_FNS: &[&str] = &["reach_error", "__VERIFIER_error"];
 pub const HALT_FNS: &[&str] = &["abort", "exit", "_Exit", "_exit", "__builtin_abort"];
 /// Functions whose call restricts the path to its argument being true.
 pub const ASSUME_FNS: &[&str] = &["__VERIFIER_assume", "assume_abort_if_not"];
-/// Functions that allocate a fresh object; as SV-COMP assumes, they never fail: the lowering
-/// follows each call whose result is used with `assume(result != 0)`.
-pub const ALLOC_FNS: &[&str] = &["malloc", "calloc", "alloca", "__builtin_alloca", "valloc"];
+/// Functions that allocate a fresh object (defined with the IR, which knows its allocators).
+pub use crate::ir::ALLOC_FNS;
 /// Prefix of the nondeterministic-value intrinsics.
 pub const NONDET_PREFIX: &str = "__VERIFIER_nondet_";
 
