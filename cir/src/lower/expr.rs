@@ -259,27 +259,18 @@ impl Lowerer<'_> {
         };
         let dec = matches!(i.base, IntegerBase::Decimal);
         let u = i.suffix.unsigned;
-        use IntKind::*;
-        let cands: &[IntKind] = match (i.suffix.size, u, dec) {
-            (IntegerSize::Int, false, true) => &[Int, Long, LongLong],
-            (IntegerSize::Int, false, false) => &[Int, UInt, Long, ULong, LongLong, ULongLong],
-            (IntegerSize::Int, true, _) => &[UInt, ULong, ULongLong],
-            (IntegerSize::Long, false, true) => &[Long, LongLong],
-            (IntegerSize::Long, false, false) => &[Long, ULong, LongLong, ULongLong],
-            (IntegerSize::Long, true, _) => &[ULong, ULongLong],
-            (IntegerSize::LongLong, false, true) => &[LongLong],
-            (IntegerSize::LongLong, false, false) => &[LongLong, ULongLong],
-            (IntegerSize::LongLong, true, _) => &[ULongLong],
+        let longs = match i.suffix.size {
+            IntegerSize::Int => 0,
+            IntegerSize::Long => 1,
+            IntegerSize::LongLong => 2,
         };
         if i.suffix.imaginary {
             return self.unsupported(span, "imaginary constants");
         }
-        for k in cands {
-            if (v as i128) <= k.range(self.dm).1 {
-                return Ok(Expr::int(v as i128, CType::Int(*k)));
-            }
+        match int_constant_type(v as i128, longs, u, dec, self.dm) {
+            Some(ty) => Ok(Expr::int(v as i128, ty)),
+            None => self.invalid(span, "integer constant too large for its type"),
         }
-        self.invalid(span, "integer constant too large for its type")
     }
 
     // ----- conditions -----
@@ -533,32 +524,18 @@ impl Lowerer<'_> {
         let base = self.expr(&m.expression)?;
         let base = match m.operator.node {
             MemberOperator::Direct => base,
-            MemberOperator::Indirect => match base.ty.pointee() {
-                Some(t) => {
-                    let t = t.clone();
-                    Expr {
-                        kind: ExprKind::Deref(Box::new(base)),
-                        ty: t,
-                    }
-                }
+            MemberOperator::Indirect => match deref(base) {
+                Some(d) => d,
                 None => return self.invalid(span, "`->` on a non-pointer"),
             },
         };
         let fname = &m.identifier.node.name;
-        let CType::Struct(id) = &base.ty else {
-            return self.invalid(span, format!("member `{fname}` of a non-struct"));
-        };
-        let fty = self.prog.structs[id.0 as usize]
-            .fields
-            .as_ref()
-            .and_then(|fs| fs.iter().find(|(n, _)| n == fname))
-            .map(|(_, t)| t.clone());
-        match fty {
-            Some(t) => Ok(Expr {
-                kind: ExprKind::Field(Box::new(base), fname.clone()),
-                ty: t,
-            }),
-            None => self.invalid(span, format!("no member `{fname}`")),
+        match member(&self.prog.structs, base, fname) {
+            Ok(x) => Ok(x),
+            Err(MemberError::NotStruct) => {
+                self.invalid(span, format!("member `{fname}` of a non-struct"))
+            }
+            Err(MemberError::NoMember) => self.invalid(span, format!("no member `{fname}`")),
         }
     }
 
@@ -688,60 +665,38 @@ impl Lowerer<'_> {
             }
             Address => {
                 let v = self.expr(&u.operand)?;
-                if let ExprKind::Deref(p) = v.kind {
-                    return Ok(*p);
+                match address_of(v) {
+                    Some(a) => Ok(a),
+                    None => self.invalid(span, "`&` of something that is not an lvalue"),
                 }
-                if !v.is_lvalue() && !matches!(v.kind, ExprKind::Func(_)) {
-                    return self.invalid(span, "`&` of something that is not an lvalue");
-                }
-                let ty = v.ty.clone().ptr_to();
-                Ok(Expr {
-                    kind: ExprKind::AddrOf(Box::new(v)),
-                    ty,
-                })
             }
             Indirection => {
                 let v = self.expr(&u.operand)?;
-                match &v.ty {
-                    CType::Pointer(t) | CType::Array(t, _) => {
-                        let t = (**t).clone();
-                        Ok(Expr {
-                            kind: ExprKind::Deref(Box::new(v)),
-                            ty: t,
-                        })
-                    }
-                    CType::Func(_) => Ok(v),
-                    _ => self.invalid(span, "`*` of a non-pointer"),
+                if matches!(v.ty, CType::Func(_)) {
+                    return Ok(v);
+                }
+                match deref(v) {
+                    Some(d) => Ok(d),
+                    None => self.invalid(span, "`*` of a non-pointer"),
                 }
             }
             Plus => {
                 let v = self.expr(&u.operand)?;
-                let ty = v.ty.promoted();
-                Ok(Expr { ty, ..v })
+                Ok(unary_plus(v))
             }
             Minus | Complement => {
                 let v = self.expr(&u.operand)?;
-                let ty = v.ty.promoted();
-                self.warn_float(&ty, span);
+                self.warn_float(&v.ty.promoted(), span);
                 let op = if u.operator.node == Minus {
                     UnOp::Neg
                 } else {
                     UnOp::BitNot
                 };
-                if let (ExprKind::Const(c), UnOp::Neg) = (&v.kind, op) {
-                    return Ok(Expr::int(-c, ty));
-                }
-                Ok(Expr {
-                    kind: ExprKind::Unary(op, Box::new(v)),
-                    ty,
-                })
+                Ok(arith_unary(op, v))
             }
             Negate => {
                 let v = self.expr(&u.operand)?;
-                Ok(Expr {
-                    kind: ExprKind::Unary(UnOp::LogNot, Box::new(v)),
-                    ty: CType::INT,
-                })
+                Ok(log_not(v))
             }
         }
     }
@@ -810,18 +765,12 @@ impl Lowerer<'_> {
             return Ok(lv);
         }
         if b.operator.node == BinaryOperator::Index {
-            let mut a = self.expr(&b.lhs)?;
-            let mut i = self.expr(&b.rhs)?;
-            if a.ty.is_integer() {
-                std::mem::swap(&mut a, &mut i);
-            }
-            let Some(t) = a.ty.pointee().cloned() else {
-                return self.invalid(&e.span, "subscript of a non-array");
+            let a = self.expr(&b.lhs)?;
+            let i = self.expr(&b.rhs)?;
+            return match index(a, i) {
+                Some(x) => Ok(x),
+                None => self.invalid(&e.span, "subscript of a non-array"),
             };
-            return Ok(Expr {
-                kind: ExprKind::Index(Box::new(a), Box::new(i)),
-                ty: t,
-            });
         }
         let op = plain_binop(&b.operator.node).expect("every other binary operator is plain");
         if matches!(op, BinOp::LogAnd | BinOp::LogOr) && has_effects(&b.rhs) {

@@ -87,9 +87,14 @@ mod decls;
 mod expr;
 mod init;
 mod stmt;
+mod value;
 
 use cfg::finish;
 use decls::{decl_specs, declarator_name, innermost_params};
+pub(crate) use value::{
+    MemberError, address_of, arith_unary, deref, index, int_constant_type, log_not, member,
+    unary_plus,
+};
 
 /// Options of the lowering.
 #[derive(Debug, Clone, Default)]
