@@ -1,4 +1,4 @@
-//! The crate's error type (issue 3 §1: "errors as a typed error with file:line:col").
+//! The crate's error type: a typed error with `file:line:col`.
 //!
 //! Every error that refers to the C program carries a [`Loc`] in the user's file (mapped
 //! through the `#line` markers of the preprocessed text).

@@ -1,4 +1,4 @@
-//! The C front end (issue 3 §1, first bullet): preprocess with `gcc -E`, parse with `lang-c`
+//! The C front end: preprocess with `gcc -E`, parse with `lang-c`
 //! (GNU C11 flavour: `__attribute__`, `__extension__`, `__restrict`, …), and map byte offsets
 //! of the preprocessed text back to the user's file, line and column through the `#line`
 //! markers that `gcc -E` writes.

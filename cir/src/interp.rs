@@ -1,12 +1,13 @@
-//! The concrete interpreter: runs the IR ([`crate::ir`]) on concrete values (issue 3 §1,
-//! "Semantics": one definition used by c2bp, newton, constrain *and the concrete
-//! interpreter*). It owns nothing of the semantics but their execution: every rule is the one
-//! documented in [`crate::smt`] (ranges, the usual arithmetic conversions, unsigned wrap-around,
-//! gcc's wrap-around for narrowing signed conversions, C's truncating division).
+//! The concrete interpreter: runs the IR ([`crate::ir`]) on concrete values. The toolkit has
+//! one C semantics, used by c2bp, newton, constrain *and the concrete interpreter*; this
+//! module owns nothing of it but its execution: every rule is the one documented in
+//! `docs/c-semantics.md` and encoded by the `smt` module (ranges, the usual arithmetic
+//! conversions, unsigned wrap-around, gcc's wrap-around for narrowing signed conversions, C's
+//! truncating division).
 //!
-//! Its uses: the soundness-by-execution test of `c2bp` (issue 3, acceptance 2: the predicate
-//! values along a concrete run must be a run of the Boolean program) and, later, replaying a
-//! counterexample on the concrete program.
+//! Its uses: the soundness-by-execution test of `c2bp` (the predicate values along a concrete
+//! run must be a run of the Boolean program, since the Boolean program over-approximates every
+//! execution: C2BP, PLDI'01 §4) and, later, replaying a counterexample on the concrete program.
 //!
 //! # Model
 //! - **Memory** is a set of objects (one per variable instance: globals once, locals and formals
@@ -703,7 +704,7 @@ impl<'p> Interp<'p> {
         }
     }
 
-    /// Converts a value of type `from` to type `to` (C11 6.3.1.3 as [`crate::smt`] documents).
+    /// Converts a value of type `from` to type `to` (C11 6.3.1.3, as `docs/c-semantics.md` says).
     fn convert(&self, v: Value, from: &CType, to: &CType) -> Result<Value, Fault> {
         match (to, v) {
             (CType::Int(k), Value::Int(x)) => Ok(Value::Int(self.wrap(x, *k))),

@@ -1,4 +1,4 @@
-//! The control-flow IR (issue 3 §1, second and third bullets).
+//! The control-flow IR: programs, variables, functions as graphs of edges, and expressions.
 //!
 //! A [`Program`] holds variables (one table for the whole program, indexed by [`VarId`]),
 //! structure definitions, global initialisers, functions and the list of external (bodiless)
@@ -7,8 +7,8 @@
 //! `main#17`) and the source position of the C construct it comes from.
 //!
 //! Edge kinds (see [`EdgeKind`]): assignment, assume (always an atomic comparison), call (the
-//! result, if used, goes to a fresh temporary, as in C2BP), return, error, plus three that the
-//! issue's list leaves implicit: `havoc` (an lvalue gets an arbitrary value of its type: the
+//! result, if used, goes to a fresh temporary, as in C2BP), return, error, plus three that a
+//! list of C constructs leaves implicit: `havoc` (an lvalue gets an arbitrary value of its type: the
 //! sound approximation of unsupported constructs), `halt` (`abort()`/`exit()`: the path ends)
 //! and `skip` (only left where a node cannot be merged away, e.g. `while (1) ;`).
 //!
@@ -20,7 +20,7 @@
 
 use std::fmt::{self, Write as _};
 
-use crate::types::{CType, DataModel, IntKind, StructId};
+use crate::types::{CType, DataModel, IntKind, StructId, usual_arithmetic};
 
 /// A function of the program (index into [`Program::functions`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -82,7 +82,7 @@ pub enum VarKind {
 /// A variable.
 #[derive(Debug, Clone)]
 pub struct VarInfo {
-    /// Unique readable name (see the naming scheme in [`crate::lower`]).
+    /// Unique readable name (see the naming scheme in the lowering's module doc).
     pub name: String,
     /// The C identifier (for temporaries, the name).
     pub c_name: String,
@@ -231,6 +231,34 @@ impl BinOp {
     }
 }
 
+/// The C type of `a op b` (C11 6.5.5–6.5.14): comparisons and logical operators are `int`,
+/// shifts take the promoted left operand, pointer arithmetic keeps the pointer (`ptrdiff_t` for
+/// a difference of pointers), everything else the usual arithmetic conversions.
+pub fn binop_type(op: BinOp, a: &CType, b: &CType, dm: DataModel) -> CType {
+    use BinOp::*;
+    match op {
+        Lt | Le | Gt | Ge | Eq | Ne | LogAnd | LogOr => CType::INT,
+        Shl | Shr => a.promoted(),
+        Add | Sub => {
+            let decay = |t: &CType| match t {
+                CType::Array(e, _) => Some((**e).clone().ptr_to()),
+                CType::Pointer(_) => Some(t.clone()),
+                _ => None,
+            };
+            match (decay(a), decay(b)) {
+                (Some(_), Some(_)) if op == Sub => CType::Int(match dm {
+                    DataModel::Ilp32 => IntKind::Int,
+                    DataModel::Lp64 => IntKind::Long,
+                }),
+                (Some(p), _) => p,
+                (None, Some(p)) => p,
+                (None, None) => usual_arithmetic(a, b, dm),
+            }
+        }
+        _ => usual_arithmetic(a, b, dm),
+    }
+}
+
 /// A typed, side-effect-free expression.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Expr {
@@ -369,11 +397,15 @@ pub enum Callee {
     Indirect(Expr),
 }
 
+/// Functions that allocate a fresh object; as SV-COMP assumes, they never fail: the lowering
+/// follows each call whose result is used with `assume(result != 0)`.
+pub const ALLOC_FNS: &[&str] = &["malloc", "calloc", "alloca", "__builtin_alloca", "valloc"];
+
 impl Callee {
-    /// An allocator (`malloc` & co., [`crate::lower::ALLOC_FNS`]): its result is a fresh,
-    /// non-null object (SV-COMP: allocation never fails).
+    /// An allocator (`malloc` & co., [`ALLOC_FNS`]): its result is a fresh, non-null object
+    /// (SV-COMP: allocation never fails).
     pub fn is_allocator(&self) -> bool {
-        matches!(self, Callee::External(n) if crate::lower::ALLOC_FNS.contains(&n.as_str()))
+        matches!(self, Callee::External(n) if ALLOC_FNS.contains(&n.as_str()))
     }
 }
 

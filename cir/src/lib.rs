@@ -1,7 +1,8 @@
-//! `cir`: the C side of the toolkit (issue 3 §1). It parses C with `lang-c` after `gcc -E`
-//! ([`frontend`]), records C types ([`types`]) and lowers every function to a small control-flow
-//! IR ([`ir`], built by [`lower`]). Later parts of the issue (predicates, weakest preconditions,
-//! points-to, the Z3 encoding) build on this IR.
+//! `cir`: the C side of the toolkit. It parses C with `lang-c` after `gcc -E` ([`frontend`]),
+//! records C types ([`types`]) and lowers every function to a small control-flow IR ([`ir`],
+//! built by [`lower`]). Predicates ([`pred`]), weakest preconditions ([`wp`]), points-to
+//! ([`pointsto`]), the Z3 encoding ([`smt`]) and the concrete interpreter ([`interp`]) build on
+//! this IR.
 //!
 //! ```no_run
 //! let prog = cir::load_file("prog.c".as_ref(), &cir::LowerOptions::default()).expect("valid C");

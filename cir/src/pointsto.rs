@@ -1,11 +1,10 @@
 //! A flow-insensitive, context-insensitive, inclusion-based (Andersen) points-to analysis of a
-//! whole IR program (issue 3 §1: weakest preconditions "pruned by a flow-insensitive points-to
-//! analysis").
+//! whole IR program, which prunes the case splits of weakest preconditions.
 //!
 //! L. O. Andersen, "Program analysis and specialization for the C programming language", PhD
 //! thesis, DIKU 1994: every assignment `l := r` gives the constraint pts(L(l)) ⊇ V(r). C2BP
 //! (Ball, Majumdar, Millstein, Rajamani, PLDI'01, §4) uses a points-to analysis to prune the
-//! case splits of Morris's axiom ([`crate::wp`]); SLAM used Das's one-level flow, Andersen is at
+//! case splits of Morris's axiom (the `wp` module); SLAM used Das's one-level flow, Andersen is at
 //! least as precise.
 //!
 //! # Abstract locations ([`Loc`])

@@ -1,4 +1,4 @@
-//! Predicate files (issue 3 §1, "Predicates"): global and per-procedure predicates over the
+//! Predicate files: global and per-procedure predicates over the
 //! IR's variables, parsed, typed and normalised so that the same predicate is recognised.
 //!
 //! C2BP (Ball, Majumdar, Millstein, Rajamani, "Automatic predicate abstraction of C programs",
@@ -53,7 +53,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
 use crate::ir::{BinOp, Expr, ExprKind, FuncId, Program, UnOp, VarId};
-use crate::types::{CType, DataModel, IntKind, usual_arithmetic};
+use crate::lower::{
+    MemberError, address_of, arith_unary, deref, index, int_constant_type, log_not, member,
+    unary_plus,
+};
+use crate::types::{CType, IntKind, usual_arithmetic};
 
 /// How `\result` is written in predicate files.
 pub const RESULT: &str = "\\result";
@@ -636,27 +640,6 @@ fn int_literal(s: &str) -> Option<Tok> {
     Some(Tok::Int(v, u, l, dec))
 }
 
-/// The type of an integer constant (C11 6.4.4.1), as the lowering computes it.
-fn const_type(v: u128, u: bool, l: u8, dec: bool, dm: DataModel) -> Option<CType> {
-    use IntKind::*;
-    let cands: &[IntKind] = match (l, u, dec) {
-        (0, false, true) => &[Int, Long, LongLong],
-        (0, false, false) => &[Int, UInt, Long, ULong, LongLong, ULongLong],
-        (0, true, _) => &[UInt, ULong, ULongLong],
-        (1, false, true) => &[Long, LongLong],
-        (1, false, false) => &[Long, ULong, LongLong, ULongLong],
-        (1, true, _) => &[ULong, ULongLong],
-        (_, false, true) => &[LongLong],
-        (_, false, false) => &[LongLong, ULongLong],
-        (_, true, _) => &[ULongLong],
-    };
-    let v = i128::try_from(v).ok()?;
-    cands
-        .iter()
-        .find(|k| v <= k.range(dm).1)
-        .map(|k| CType::Int(*k))
-}
-
 // ----- parser -----
 
 struct Parser<'a> {
@@ -756,7 +739,7 @@ impl Parser<'_> {
                     return Err((at, format!("operand of `{}` is not a scalar", op.symbol())));
                 }
             }
-            let ty = crate::types::binop_type(op, &lhs.ty, &rhs.ty, self.prog.data_model);
+            let ty = crate::ir::binop_type(op, &lhs.ty, &rhs.ty, self.prog.data_model);
             lhs = Expr {
                 kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
                 ty,
@@ -800,43 +783,20 @@ impl Parser<'_> {
                 if !v.ty.is_scalar() || matches!(v.ty, CType::Pointer(_)) {
                     return Err((at, format!("operand of unary `{p}` is not arithmetic")));
                 }
-                let ty = v.ty.promoted();
-                Ok(match (p, &v.kind) {
-                    ("+", _) => Expr { ty, ..v },
-                    ("-", ExprKind::Const(c)) => Expr::int(-c, ty),
-                    ("-", _) => Expr {
-                        kind: ExprKind::Unary(UnOp::Neg, Box::new(v)),
-                        ty,
-                    },
-                    _ => Expr {
-                        kind: ExprKind::Unary(UnOp::BitNot, Box::new(v)),
-                        ty,
-                    },
+                Ok(match p {
+                    "+" => unary_plus(v),
+                    "-" => arith_unary(UnOp::Neg, v),
+                    _ => arith_unary(UnOp::BitNot, v),
                 })
             }
-            "!" => Ok(int_expr(ExprKind::Unary(UnOp::LogNot, Box::new(v)))),
-            "*" => match &v.ty {
-                CType::Pointer(t) | CType::Array(t, _) => {
-                    let t = (**t).clone();
-                    Ok(Expr {
-                        kind: ExprKind::Deref(Box::new(v)),
-                        ty: t,
-                    })
-                }
-                _ => Err((at, "`*` of a non-pointer".into())),
-            },
+            "!" => Ok(log_not(v)),
+            "*" => deref(v).ok_or_else(|| (at, "`*` of a non-pointer".into())),
             _ => {
-                if let ExprKind::Deref(q) = v.kind {
-                    return Ok(*q);
+                let not_lvalue = || (at, "`&` of something that is not an lvalue".to_string());
+                if is_result(&v) {
+                    return Err(not_lvalue());
                 }
-                if !v.is_lvalue() && !matches!(v.kind, ExprKind::Func(_)) || is_result(&v) {
-                    return Err((at, "`&` of something that is not an lvalue".into()));
-                }
-                let ty = v.ty.clone().ptr_to();
-                Ok(Expr {
-                    kind: ExprKind::AddrOf(Box::new(v)),
-                    ty,
-                })
+                address_of(v).ok_or_else(not_lvalue)
             }
         }
     }
@@ -847,19 +807,9 @@ impl Parser<'_> {
             let at = self.pos();
             if self.is_punct("[") {
                 self.i += 1;
-                let mut a = e;
-                let mut i = self.expr()?;
+                let i = self.expr()?;
                 self.expect("]")?;
-                if a.ty.is_integer() {
-                    std::mem::swap(&mut a, &mut i);
-                }
-                let Some(t) = a.ty.pointee().cloned() else {
-                    return Err((at, "subscript of a non-array".into()));
-                };
-                e = Expr {
-                    kind: ExprKind::Index(Box::new(a), Box::new(i)),
-                    ty: t,
-                };
+                e = index(e, i).ok_or_else(|| (at, "subscript of a non-array".to_string()))?;
             } else if self.is_punct(".") || self.is_punct("->") {
                 let arrow = self.is_punct("->");
                 self.i += 1;
@@ -869,38 +819,20 @@ impl Parser<'_> {
                 };
                 self.i += 1;
                 let base = if arrow {
-                    match e.ty.pointee() {
-                        Some(CType::Struct(_)) if matches!(e.ty, CType::Pointer(_)) => {
-                            let t = e.ty.pointee().cloned().expect("pointer");
-                            Expr {
-                                kind: ExprKind::Deref(Box::new(e)),
-                                ty: t,
-                            }
-                        }
-                        _ => {
-                            return Err((
-                                at,
-                                "`->` on something that is not a struct pointer".into(),
-                            ));
-                        }
+                    let to_struct = matches!(e.ty.pointee(), Some(CType::Struct(_)));
+                    if !(to_struct && matches!(e.ty, CType::Pointer(_))) {
+                        return Err((at, "`->` on something that is not a struct pointer".into()));
                     }
+                    deref(e).expect("a pointer")
                 } else {
                     e
                 };
-                let CType::Struct(id) = &base.ty else {
-                    return Err((at, format!("member `{f}` of a non-struct")));
-                };
-                let fty = self.prog.structs[id.0 as usize]
-                    .fields
-                    .as_ref()
-                    .and_then(|fs| fs.iter().find(|(n, _)| *n == f))
-                    .map(|(_, t)| t.clone());
-                let Some(t) = fty else {
-                    return Err((fat, format!("no member `{f}`")));
-                };
-                e = Expr {
-                    kind: ExprKind::Field(Box::new(base), f),
-                    ty: t,
+                e = match member(&self.prog.structs, base, &f) {
+                    Ok(x) => x,
+                    Err(MemberError::NotStruct) => {
+                        return Err((at, format!("member `{f}` of a non-struct")));
+                    }
+                    Err(MemberError::NoMember) => return Err((fat, format!("no member `{f}`"))),
                 };
             } else {
                 return Ok(e);
@@ -915,7 +847,10 @@ impl Parser<'_> {
         };
         self.i += 1;
         match t {
-            Tok::Int(v, u, l, dec) => match const_type(v, u, l, dec, self.prog.data_model) {
+            Tok::Int(v, u, l, dec) => match i128::try_from(v)
+                .ok()
+                .and_then(|v| int_constant_type(v, l, u, dec, self.prog.data_model))
+            {
                 Some(ty) => Ok(Expr::int(v as i128, ty)),
                 None => Err((at, "integer constant too large".into())),
             },

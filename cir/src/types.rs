@@ -1,10 +1,11 @@
-//! C types as the IR records them (issue 3 §1, "record types faithfully").
+//! C types as the IR records them, faithfully: every later consumer reads the same kinds,
+//! widths and layouts.
 //!
 //! Integer types carry their C kind; their width and signedness come from the [`DataModel`]
 //! (ILP32 by default, LP64 on request), so the same [`CType`] means the same thing for every
 //! later consumer. Structures and unions are referred to by [`StructId`] into the program's
-//! table ([`crate::ir::Program::structs`]). Floating types are recorded but not modelled
-//! (see the approximations in [`crate::lower`]).
+//! table (`Program::structs` of the IR). Floating types are recorded but not modelled (see the
+//! approximations in the lowering's module doc).
 
 pub use svcomp::DataModel;
 
@@ -130,7 +131,7 @@ pub enum FloatKind {
     LongDouble,
 }
 
-/// Index of a structure or union in [`crate::ir::Program::structs`].
+/// Index of a structure or union in the program's table of structures (`Program::structs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StructId(pub u32);
 
@@ -158,7 +159,7 @@ pub enum CType {
     Pointer(Box<CType>),
     /// Array of a type, with its length when known.
     Array(Box<CType>, Option<u64>),
-    /// A structure or union (see [`crate::ir::StructDef::is_union`]).
+    /// A structure or union (the IR's `StructDef` says which).
     Struct(StructId),
     /// A function type.
     Func(Box<FuncType>),
@@ -241,33 +242,5 @@ pub fn usual_arithmetic(a: &CType, b: &CType, dm: DataModel) -> CType {
                 CType::Int(s.to_unsigned())
             }
         }
-    }
-}
-
-/// The C type of `a op b` (C11 6.5.5–6.5.14): comparisons and logical operators are `int`,
-/// shifts take the promoted left operand, pointer arithmetic keeps the pointer (`ptrdiff_t` for
-/// a difference of pointers), everything else the usual arithmetic conversions.
-pub fn binop_type(op: crate::ir::BinOp, a: &CType, b: &CType, dm: DataModel) -> CType {
-    use crate::ir::BinOp::*;
-    match op {
-        Lt | Le | Gt | Ge | Eq | Ne | LogAnd | LogOr => CType::INT,
-        Shl | Shr => a.promoted(),
-        Add | Sub => {
-            let decay = |t: &CType| match t {
-                CType::Array(e, _) => Some((**e).clone().ptr_to()),
-                CType::Pointer(_) => Some(t.clone()),
-                _ => None,
-            };
-            match (decay(a), decay(b)) {
-                (Some(_), Some(_)) if op == Sub => CType::Int(match dm {
-                    DataModel::Ilp32 => IntKind::Int,
-                    DataModel::Lp64 => IntKind::Long,
-                }),
-                (Some(p), _) => p,
-                (None, Some(p)) => p,
-                (None, None) => usual_arithmetic(a, b, dm),
-            }
-        }
-        _ => usual_arithmetic(a, b, dm),
     }
 }

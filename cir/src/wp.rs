@@ -1,4 +1,4 @@
-//! Weakest preconditions over IR edges (issue 3 §1), with Morris's general axiom of assignment
+//! Weakest preconditions over IR edges, with Morris's general axiom of assignment
 //! pruned by the points-to analysis of [`crate::pointsto`].
 //!
 //! J. M. Morris, "A general axiom of assignment" (Theoretical Foundations of Programming

@@ -1,5 +1,5 @@
 //! Front-end and lowering errors carry file:line:col; unsupported constructs are rejected with
-//! a message, never a panic (issue 3 §1).
+//! a message, never a panic.
 
 use std::io::Write as _;
 

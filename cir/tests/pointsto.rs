@@ -1,4 +1,4 @@
-//! Points-to analysis (issue 3 §1) on `tests/data/analysis/pointsto.c`: pointers to locals,
+//! Points-to analysis on `tests/data/analysis/pointsto.c`: pointers to locals,
 //! to structure fields, through calls, `malloc` sites and function pointers.
 
 use std::collections::BTreeSet;

@@ -1,4 +1,4 @@
-//! Predicate files (issue 3 §1): parsing, scoping, typing, normal form and errors, against
+//! Predicate files: parsing, scoping, typing, normal form and errors, against
 //! `tests/data/analysis/wp.c`.
 
 use std::path::Path;

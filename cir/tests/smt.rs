@@ -1,4 +1,4 @@
-//! The Z3 encoding of C semantics (`cir::smt`, issue 3 §1): conversions, wrap-around, C
+//! The Z3 encoding of C semantics (`cir::smt`, `docs/c-semantics.md`): conversions, wrap-around, C
 //! division, ranges per data model, bit-vector mode, the logical memory model, the cache (never
 //! caching `unknown`) and determinism.
 

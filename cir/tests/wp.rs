@@ -1,4 +1,4 @@
-//! Weakest preconditions (issue 3 §1): Morris's axiom pruned by points-to, golden strings
+//! Weakest preconditions: Morris's axiom pruned by points-to, golden strings
 //! printed by the IR printer, on `tests/data/analysis/wp.c`.
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! `cir-dump FILE.c`: prints the control-flow IR of a C file (issue 3 §1, debugging and golden
+//! `cir-dump FILE.c`: prints the control-flow IR of a C file (for debugging and the golden
 //! tests). Exit codes follow `cli_common::exit`'s table: 0 success, 1 usage, 2 input error.
 
 use std::path::PathBuf;

@@ -36,7 +36,8 @@ use std::time::Duration;
 use z3::ast::{Ast, Bool, Dynamic, Int};
 use z3::{AstKind, Goal, SortKind, Tactic};
 
-use super::{Encoder, Num, Semantics, int_of};
+use super::Semantics;
+use super::encode::{Encoder, Num, int_of};
 use crate::ir::{BinOp, Expr, ExprKind, Program, UnOp, VarId};
 use crate::types::{CType, DataModel, IntKind, usual_arithmetic};
 

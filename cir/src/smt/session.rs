@@ -1,0 +1,283 @@
+//! Z3 contexts and solvers: the [`one_context`] scope, solver creation and configuration,
+//! and the incremental [`SolverCx`] with its [`Session`]s over assumption literals.
+
+use z3::ast::Bool;
+use z3::{Params, SatResult, Solver};
+
+use super::encode::Encoder;
+use super::{SatAnswer, Semantics};
+use crate::ir::{Expr, Program};
+
+thread_local! {
+    /// Whether this thread runs inside [`one_context`].
+    static IN_ONE_CONTEXT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with one fresh Z3 context for all the queries it makes on this thread (of any
+/// [`Prover`](super::Prover)): outside such a scope every query and every
+/// [`Prover::with_solver`](super::Prover::with_solver) makes its own context, and a context is
+/// costly to make (Z3 allocates and fills large tables), so a caller that makes several in a
+/// row (newton, for each refinement) shares one instead. Answers stay
+/// deterministic: the scope's sequence of operations is its caller's, the same on every run
+/// (newton's, for one trace, standalone or inside slam-run). Nested scopes share the outer one.
+pub fn one_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
+    if IN_ONE_CONTEXT.with(|c| c.get()) {
+        return f();
+    }
+    z3::with_z3_config(&z3::Config::new(), move || {
+        struct Leave;
+        impl Drop for Leave {
+            fn drop(&mut self) {
+                IN_ONE_CONTEXT.with(|c| c.set(false));
+            }
+        }
+        IN_ONE_CONTEXT.with(|c| c.set(true));
+        let _leave = Leave;
+        f()
+    })
+}
+
+/// Runs `f` in a fresh Z3 context of this thread, or in the [`one_context`] scope's.
+pub(super) fn in_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
+    if IN_ONE_CONTEXT.with(|c| c.get()) {
+        f()
+    } else {
+        z3::with_z3_config(&z3::Config::new(), f)
+    }
+}
+
+/// A solver of the current thread's context with the deterministic resource limit `rlimit`
+/// (0: none) and the given assertions, for one check: Z3's default solver, whose first check
+/// runs a tactic chosen for the formula (it decides `x * x == 2` unsatisfiable).
+pub(super) fn solver_with<'a>(
+    rlimit: u32,
+    assertions: impl IntoIterator<Item = &'a Bool>,
+) -> Solver {
+    let solver = configure(Solver::new(), rlimit);
+    for a in assertions {
+        solver.assert(a);
+    }
+    solver
+}
+
+/// The solver of a [`SolverCx`], used incrementally (push, pop, checks under assumptions). In
+/// integer mode it is made for the logic `QF_AUFLIA`: Z3's default solver builds a portfolio
+/// of tactics for every logic when it is created, which costs more than most of our queries;
+/// a solver for one logic is an order of magnitude cheaper to make. Used
+/// incrementally, the default solver runs the same SMT kernel, and the two answer the same
+/// (`tests/smt.rs`, `sessions_answer_nonlinear_queries`; c2bp's output is identical on the
+/// corpus). A term of a theory the logic would not set up is treated as uninterpreted, which
+/// can only weaken `unsat` to `sat`, never the other way. Bit-vector mode keeps the default.
+fn session_solver(sem: Semantics, rlimit: u32) -> Solver {
+    let solver = if sem.bitvector {
+        Solver::new()
+    } else {
+        Solver::new_for_logic("QF_AUFLIA").unwrap_or_default()
+    };
+    configure(solver, rlimit)
+}
+
+/// Sets the resource limit and the arithmetic solver.
+fn configure(solver: Solver, rlimit: u32) -> Solver {
+    let mut params = Params::new();
+    if rlimit > 0 {
+        params.set_u32("rlimit", rlimit);
+    }
+    // Z3's older simplex-based arithmetic solver: the same answers on our queries (small
+    // conjunctions of linear integer facts, checked incrementally under assumptions) in less
+    // time than the default, and the same `.bp` from c2bp.
+    params.set_u32("smt.arith.solver", 2);
+    solver.set_params(&params);
+    solver
+}
+
+/// One Z3 context and solver for a sequence of [`Session`]s in the calling thread (see
+/// [`Prover::with_solver`](super::Prover::with_solver)): a caller that asks many questions (c2bp abstracting one procedure)
+/// pays for the context once. Each session pushes a scope, encodes its atoms afresh (with their
+/// range and memory facts) and pops it at the end, so sessions do not see each other's
+/// assertions. Answers are deterministic because the sequence of operations on one context is
+/// the caller's (deterministic) order, and Z3's resource limit applies to each check.
+pub struct SolverCx<'p> {
+    prog: &'p Program,
+    sem: Semantics,
+    rlimit: u32,
+    solver: Solver,
+    pub(super) queries: u64,
+    pub(super) unknowns: u64,
+}
+
+impl<'p> SolverCx<'p> {
+    /// A new solver of the current thread's context.
+    pub(super) fn fresh(prog: &'p Program, sem: Semantics, rlimit: u32) -> SolverCx<'p> {
+        SolverCx {
+            prog,
+            sem,
+            rlimit,
+            solver: session_solver(sem, rlimit),
+            queries: 0,
+            unknowns: 0,
+        }
+    }
+
+    /// Answers `unknown` so far (a caller can tell whether a sequence of sessions was exact).
+    pub fn unknowns(&self) -> u64 {
+        self.unknowns
+    }
+
+    /// Like [`SolverCx::session`], in a fresh Z3 context and solver of its own: the answers,
+    /// models and cores do not depend on what this solver was asked before (a search whose
+    /// result depends on the models it meets stays the same whether earlier searches ran or
+    /// were answered from a cache). Costs a context (milliseconds).
+    pub fn isolated_session<R: Send + Sync>(
+        &mut self,
+        atoms: &[Expr],
+        f: impl FnOnce(&mut Session<'_>) -> R + Send + Sync,
+    ) -> R {
+        let (prog, sem, rlimit) = (self.prog, self.sem, self.rlimit);
+        let (r, queries, unknowns) = z3::with_z3_config(&z3::Config::new(), move || {
+            let mut cx = SolverCx::fresh(prog, sem, rlimit);
+            let r = cx.session(atoms, f);
+            (r, cx.queries, cx.unknowns)
+        });
+        self.queries += queries;
+        self.unknowns += unknowns;
+        r
+    }
+
+    /// Runs `f` with a [`Session`] over `atoms` (C conditions about one state).
+    pub fn session<R>(&mut self, atoms: &[Expr], f: impl FnOnce(&mut Session<'_>) -> R) -> R {
+        self.solver.push();
+        let mut enc = Encoder::new(self.prog, self.sem);
+        let conds: Vec<Bool> = atoms.iter().map(|a| enc.cond(a)).collect();
+        for fact in enc.finish() {
+            self.solver.assert(&fact);
+        }
+        let mut inds = Vec::with_capacity(conds.len());
+        for (i, c) in conds.iter().enumerate() {
+            let a = Bool::new_const(format!("atom!{i}"));
+            self.solver.assert(a.eq(c));
+            inds.push(a);
+        }
+        let mut s = Session {
+            solver: &self.solver,
+            atoms: &inds,
+            queries: 0,
+            unknowns: 0,
+        };
+        let r = f(&mut s);
+        self.queries += s.queries;
+        self.unknowns += s.unknowns;
+        self.solver.pop(1);
+        r
+    }
+}
+
+/// Questions over a fixed list of atoms inside a [`SolverCx`]: each atom has an indicator
+/// literal `a_i ⇔ atom_i`, and a query is a conjunction of literals checked with
+/// `check_assumptions` (the solver's incremental mode: the atoms are asserted once, and each
+/// query only chooses which literals to assume). `Unknown` counts as "satisfiable" (not
+/// proved), as everywhere.
+pub struct Session<'s> {
+    solver: &'s Solver,
+    atoms: &'s [Bool],
+    queries: u64,
+    unknowns: u64,
+}
+
+impl Session<'_> {
+    fn assume(&self, lits: &[(usize, bool)]) -> Vec<Bool> {
+        lits.iter()
+            .map(|&(i, pos)| {
+                if pos {
+                    self.atoms[i].clone()
+                } else {
+                    self.atoms[i].not()
+                }
+            })
+            .collect()
+    }
+
+    /// One query under the literals as assumptions (made by [`Session::assume`]), counted.
+    fn solve(&mut self, assumptions: &[Bool]) -> SatAnswer {
+        self.queries += 1;
+        match self.solver.check_assumptions(assumptions) {
+            SatResult::Sat => SatAnswer::Sat,
+            SatResult::Unsat => SatAnswer::Unsat,
+            SatResult::Unknown => {
+                self.unknowns += 1;
+                SatAnswer::Unknown
+            }
+        }
+    }
+
+    /// Whether the conjunction of the literals (atom index, polarity) may hold. No model is
+    /// built: building one took 70% of c2bp's enumeration of inconsistent cubes.
+    pub fn check(&mut self, lits: &[(usize, bool)]) -> SatAnswer {
+        let assumptions = self.assume(lits);
+        self.solve(&assumptions)
+    }
+
+    /// Like [`Session::check`], with the value of every atom in a model when satisfiable.
+    pub fn check_model(&mut self, lits: &[(usize, bool)]) -> (SatAnswer, Option<Vec<bool>>) {
+        let answer = self.check(lits);
+        let model = (answer == SatAnswer::Sat)
+            .then(|| self.solver.get_model())
+            .flatten()
+            .and_then(|m| {
+                self.atoms
+                    .iter()
+                    .map(|a| m.eval(a, true).and_then(|v| v.as_bool()))
+                    .collect::<Option<Vec<bool>>>()
+            });
+        (answer, model)
+    }
+
+    /// Like [`Session::check`]; when unsatisfiable, also the literals of an unsatisfiable core
+    /// (a subset of `lits`, not necessarily minimal: Z3's core of the assumptions).
+    pub fn check_core(
+        &mut self,
+        lits: &[(usize, bool)],
+    ) -> (SatAnswer, Option<Vec<(usize, bool)>>) {
+        let assumed = self.assume(lits);
+        let answer = self.solve(&assumed);
+        if answer != SatAnswer::Unsat {
+            return (answer, None);
+        }
+        let core = self.solver.get_unsat_core();
+        let kept: Vec<(usize, bool)> = lits
+            .iter()
+            .zip(&assumed)
+            .filter(|(_, a)| core.iter().any(|c| c == *a))
+            .map(|(l, _)| *l)
+            .collect();
+        (answer, Some(kept))
+    }
+
+    /// Opens a scope for [`Session::block`] clauses.
+    pub fn push(&mut self) {
+        self.solver.push();
+    }
+
+    /// Closes the innermost scope opened by [`Session::push`], dropping its clauses.
+    pub fn pop(&mut self) {
+        self.solver.pop(1);
+    }
+
+    /// Asserts that the conjunction of the literals does not hold (a blocking clause, for
+    /// enumerating models), until the enclosing [`Session::push`] scope is popped.
+    pub fn block(&mut self, lits: &[(usize, bool)]) {
+        let neg: Vec<Bool> = self.assume(lits).iter().map(Bool::not).collect();
+        let refs: Vec<&Bool> = neg.iter().collect();
+        self.solver.assert(Bool::or(&refs));
+    }
+
+    /// Number of atoms.
+    pub fn len(&self) -> usize {
+        self.atoms.len()
+    }
+
+    /// Whether there is no atom.
+    pub fn is_empty(&self) -> bool {
+        self.atoms.is_empty()
+    }
+}
