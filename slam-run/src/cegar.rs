@@ -29,8 +29,8 @@ use cir::pred::PredicateSet;
 use crate::config::Config;
 use crate::error::RunError;
 use crate::keep::{Keep, KeptRound, round_file};
-use crate::stats::{Iteration, RunResult};
-use crate::verdict::Verdict;
+use crate::stats::{Iteration, IterationOutcome, RunResult};
+use crate::verdict::{UnknownReason, Verdict};
 
 /// Progress reports (the command prints them on stderr for long runs).
 #[derive(Debug, Clone, Copy)]
@@ -199,7 +199,7 @@ impl<'r> Cegar<'r> {
     fn until_verdict(&mut self) -> Result<Verdict, RunError> {
         for i in 0..self.cfg.max_iterations {
             if self.cfg.timed_out() {
-                return Ok(Verdict::Unknown("timeout".into()));
+                return Ok(Verdict::Unknown(UnknownReason::Timeout));
             }
             let mut it = Iteration::new(i, self.preds.len(), 0);
             let mut abs = self.abstract_program(i, &mut it)?;
@@ -215,7 +215,7 @@ impl<'r> Cegar<'r> {
                 }
             }
         }
-        Ok(Verdict::Unknown("iterations".into()))
+        Ok(Verdict::Unknown(UnknownReason::Iterations))
     }
 
     /// One round on the Boolean program `abs`: check it; refine with its error trace; when
@@ -223,10 +223,10 @@ impl<'r> Cegar<'r> {
     fn round(&mut self, abs: &mut Abstraction, it: &mut Iteration) -> Result<Round, RunError> {
         let bp_file = self.keep.write(&abs.file("bp"), || &abs.text)?;
         if self.cfg.timed_out() {
-            return Ok(Round::Done(Verdict::Unknown("timeout".into())));
+            return Ok(Round::Done(Verdict::Unknown(UnknownReason::Timeout)));
         }
         let Some(trace) = self.check(abs, it)? else {
-            it.outcome = "safe".into();
+            it.outcome = IterationOutcome::Safe;
             self.proved = Some(abs.text.clone());
             return Ok(Round::Done(Verdict::True));
         };
@@ -248,7 +248,7 @@ impl<'r> Cegar<'r> {
             self.keep.record_check(k)?;
         }
         if self.cfg.timed_out() {
-            return Ok(Round::Done(Verdict::Unknown("timeout".into())));
+            return Ok(Round::Done(Verdict::Unknown(UnknownReason::Timeout)));
         }
         let refutation = match self.refine(abs, &path, it)? {
             ControlFlow::Break(verdict) => return Ok(Round::Done(verdict)),
@@ -269,9 +269,9 @@ impl<'r> Cegar<'r> {
         );
         if abs.alternation >= self.max_alternations || self.cfg.timed_out() {
             return Ok(Round::Done(Verdict::Unknown(if self.cfg.timed_out() {
-                "timeout".into()
+                UnknownReason::Timeout
             } else {
-                "no difference found".into()
+                UnknownReason::NoDifferenceFound
             })));
         }
         self.constrain(abs, &trace, kept.as_ref(), it)
@@ -369,15 +369,15 @@ impl<'r> Cegar<'r> {
             .write(&abs.file("newton.json"), || newton::outcome_json(&res))?;
         Ok(match res {
             newton::Outcome::Feasible(cex) => {
-                it.outcome = "feasible".into();
+                it.outcome = IterationOutcome::Feasible;
                 ControlFlow::Break(Verdict::False(cex))
             }
             newton::Outcome::Unknown { reason } => {
-                it.outcome = "unknown".into();
-                ControlFlow::Break(Verdict::Unknown(format!("newton: {reason}")))
+                it.outcome = IterationOutcome::Unknown;
+                ControlFlow::Break(Verdict::Unknown(UnknownReason::Newton(reason)))
             }
             newton::Outcome::Infeasible(r) => {
-                it.outcome = "infeasible".into();
+                it.outcome = IterationOutcome::Infeasible;
                 it.new_predicates = r.preds.len();
                 ControlFlow::Continue(r)
             }
@@ -409,12 +409,12 @@ impl<'r> Cegar<'r> {
         }
         if pass.constraints.is_empty() {
             return Ok(Round::Done(Verdict::Unknown(
-                "no difference found; no spurious transition on the trace".into(),
+                UnknownReason::NoSpuriousTransition,
             )));
         }
         if constrain::apply(&mut abs.bp, &pass.constraints) == 0 {
             return Ok(Round::Done(Verdict::Unknown(
-                "no difference found; the constraints do not apply".into(),
+                UnknownReason::ConstraintsDoNotApply,
             )));
         }
         for c in pass.constraints {

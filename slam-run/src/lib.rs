@@ -4,7 +4,7 @@
 //! - `cegar`: [`run`], the loop — abstract (c2bp), check (bebop), refine (newton), and at NDF
 //!   ("no difference found": refinement no longer changes the abstraction) constrain (§3.3).
 //! - `config`: [`Config`] and [`ConstrainMode`].
-//! - `verdict`: [`Verdict`].
+//! - `verdict`: [`Verdict`] and the typed [`UnknownReason`].
 //! - `stats`: the [`Iteration`] records, [`RunResult`], `--stats-json` and the summary line.
 //! - `keep`: the `--keep` directory (each round's files, `commands.txt`).
 //! - [`witness`]: SV-COMP witnesses of the verdict and their checkers.
@@ -28,5 +28,5 @@ pub mod witness;
 pub use cegar::{Progress, run};
 pub use config::{Config, ConstrainMode};
 pub use error::RunError;
-pub use stats::{Iteration, RunResult, StatsJson};
-pub use verdict::Verdict;
+pub use stats::{Iteration, IterationOutcome, RunResult, StatsJson};
+pub use verdict::{UnknownReason, Verdict};

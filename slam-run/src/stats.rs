@@ -1,12 +1,56 @@
-//! What a run measured: one [`Iteration`] record per round of the loop, the [`RunResult`], and
-//! their two renderings: the `--stats-json`
+//! What a run measured: one [`Iteration`] record per round of the loop (with its typed
+//! [`IterationOutcome`]), the [`RunResult`], and their two renderings: the `--stats-json`
 //! document (`slam-run-stats/1`, [`StatsJson`]) and the `summary:` line printed after the
 //! verdict.
+
+use std::fmt;
 
 use cir::pred::PredicateSet;
 use serde::Serialize;
 
 use crate::verdict::Verdict;
+
+/// How a round ended, as far as newton got (`safe` when bebop proved the abstraction). Written
+/// into `--stats-json` as its [`Display`](fmt::Display) text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IterationOutcome {
+    /// The round stopped (the deadline) before an answer: the empty string.
+    #[default]
+    Unfinished,
+    /// Bebop proved the abstraction safe: `safe`.
+    Safe,
+    /// Newton replayed the trace to the error: `feasible`.
+    Feasible,
+    /// Newton proved the trace infeasible: `infeasible`.
+    Infeasible,
+    /// Newton could not decide: `unknown`.
+    Unknown,
+}
+
+impl IterationOutcome {
+    /// The text of the outcome in `--stats-json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IterationOutcome::Unfinished => "",
+            IterationOutcome::Safe => "safe",
+            IterationOutcome::Feasible => "feasible",
+            IterationOutcome::Infeasible => "infeasible",
+            IterationOutcome::Unknown => "unknown",
+        }
+    }
+}
+
+impl fmt::Display for IterationOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for IterationOutcome {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
 
 /// What one iteration did and cost.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -26,7 +70,7 @@ pub struct Iteration {
     /// Length of the abstract counterexample in C edges (0: safe).
     pub path_len: usize,
     /// Newton's answer (`safe` when bebop proved the abstraction).
-    pub outcome: String,
+    pub outcome: IterationOutcome,
     /// Predicates newton added.
     pub new_predicates: usize,
     /// Bebop–constrain alternation within the iteration (0: the abstraction c2bp wrote).
@@ -170,5 +214,25 @@ impl RunResult {
             s.push(')');
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_serialise_as_their_text() {
+        for o in [
+            IterationOutcome::Unfinished,
+            IterationOutcome::Safe,
+            IterationOutcome::Feasible,
+            IterationOutcome::Infeasible,
+            IterationOutcome::Unknown,
+        ] {
+            let json = serde_json::to_string(&o).expect("serialises");
+            assert_eq!(json, format!("\"{o}\""));
+        }
+        assert_eq!(IterationOutcome::default().to_string(), "");
     }
 }
