@@ -2,7 +2,7 @@
 //! (its entry and its loop heads, [`loop_heads`]) and, from each cut point, an SSA encoding of
 //! every path to the next cut points over `cir::smt`, whose obligations Z3 discharges.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use cir::ir::{
     BinOp, Callee, EdgeId, EdgeKind, Expr, ExprKind, FuncId, NodeId, Program, UnOp, VarId, VarInfo,
@@ -217,16 +217,31 @@ impl<'p> Induct<'p> {
     /// invariant); returns how many were proved.
     pub(super) fn check_cut(
         &mut self,
-        root_id: FuncId,
+        root: FuncId,
         a: NodeId,
         entry: bool,
         sem: cir::smt::Semantics,
     ) -> Result<usize, WitnessError> {
+        let (vers, mut constraints) = self.state_at_cut(root, a, entry)?;
+        let region = Region::new(self, root);
+        let order = region.order(self.prog, a)?;
+        let fw = self.forward(&region, order, vers, &mut constraints)?;
+        self.discharge(root, a, entry, sem, &constraints, fw)
+    }
+
+    /// The versions of the variables at cut point `a` of `root`, and what holds of them: at
+    /// main's entry the globals' initial values, elsewhere fresh values that satisfy the cut
+    /// point's invariant (the entry invariant at another function's entry).
+    fn state_at_cut(
+        &mut self,
+        root: FuncId,
+        a: NodeId,
+        entry: bool,
+    ) -> Result<(Versions, Vec<Expr>), WitnessError> {
         let prog = self.prog;
         let main = prog.function("main").expect("checked");
-        let root = &prog.functions[root_id.0 as usize];
-        // The initial versions.
-        let mut vers: HashMap<VarId, Expr> = HashMap::new();
+        let root = &prog.functions[root.0 as usize];
+        let mut vers: Versions = HashMap::new();
         let mut constraints: Vec<Expr> = Vec::new();
         let globals = self.scalar_vars(&prog.globals);
         let locals = self.scalar_vars(&root.locals);
@@ -269,328 +284,49 @@ impl<'p> Induct<'p> {
         if let Some(i) = assumed {
             constraints.push(self.read(&i, &vers)?);
         }
-        // The region: depth-first from `a`; the loop heads of `root` are targets.
-        let heads: std::collections::HashSet<NodeId> = self
-            .inv
-            .keys()
-            .filter(|(f, _)| *f == root.id)
-            .map(|(_, n)| *n)
-            .collect();
-        let modular_fns: std::collections::HashSet<FuncId> =
-            self.entry_inv.keys().copied().collect();
-        let start = PNode {
-            ctx: Vec::new(),
-            func: root.id,
-            node: a,
-            target: false,
-        };
-        let succs = |p: &PNode| -> Result<Vec<Succ>, WitnessError> {
-            let f = &prog.functions[p.func.0 as usize];
-            let mut out = Vec::new();
-            if p.target {
-                return Ok(out);
-            }
-            if p.node == f.exit {
-                if let Some(&c) = p.ctx.last() {
-                    let caller = &prog.functions[c.func.0 as usize];
-                    let call = &caller.edges[c.index as usize];
-                    let mut ctx = p.ctx.clone();
-                    ctx.pop();
-                    let target = ctx.is_empty() && heads.contains(&call.to);
-                    out.push((
-                        None,
-                        PNode {
-                            ctx,
-                            func: c.func,
-                            node: call.to,
-                            target,
-                        },
-                    ));
-                }
-                return Ok(out);
-            }
-            for e in f.edges.iter().filter(|e| e.from == p.node) {
-                match &e.kind {
-                    EdgeKind::Call {
-                        callee: Callee::Indirect(_),
-                        ..
-                    } => return unsupported("a call through a pointer".into()),
-                    // A loop-free callee: inlined (a function with a loop is summarised by
-                    // its entry invariant, on the edge itself).
-                    EdgeKind::Call {
-                        callee: Callee::Defined(h),
-                        ..
-                    } if !modular_fns.contains(h) => {
-                        let callee = &prog.functions[h.0 as usize];
-                        let active = *h == main.id
-                            || *h == root.id
-                            || *h == p.func
-                            || p.ctx.iter().any(|c| c.func == *h);
-                        if active {
-                            return unsupported(format!("recursion through {}", callee.name));
-                        }
-                        let mut ctx = p.ctx.clone();
-                        ctx.push(e.id);
-                        out.push((
-                            Some(e.id),
-                            PNode {
-                                ctx,
-                                func: *h,
-                                node: callee.entry,
-                                target: false,
-                            },
-                        ));
-                    }
-                    k => {
-                        // An error or halt ends the path; a loop head of `root` is a cut.
-                        let target = matches!(k, EdgeKind::Error { .. } | EdgeKind::Halt { .. })
-                            || (p.ctx.is_empty() && heads.contains(&e.to));
-                        out.push((
-                            Some(e.id),
-                            PNode {
-                                ctx: p.ctx.clone(),
-                                func: p.func,
-                                node: e.to,
-                                target,
-                            },
-                        ));
-                    }
-                }
-            }
-            Ok(out)
-        };
-        // Topological order (reverse post-order).
-        let mut order: Vec<(PNode, Vec<Succ>)> = Vec::new();
-        let mut seen: std::collections::HashSet<PNode> = std::collections::HashSet::new();
-        let mut stack: Vec<(PNode, Vec<Succ>, usize)> = Vec::new();
-        seen.insert(start.clone());
-        let s0 = succs(&start)?;
-        stack.push((start.clone(), s0, 0));
-        while let Some((p, ss, i)) = stack.pop() {
-            if let Some((_, q)) = ss.get(i) {
-                let q = q.clone();
-                stack.push((p, ss, i + 1));
-                if seen.insert(q.clone()) {
-                    if seen.len() > 200_000 {
-                        return unsupported("more than 200000 inlined nodes".into());
-                    }
-                    let qs = succs(&q)?;
-                    stack.push((q, qs, 0));
-                }
-            } else {
-                order.push((p, ss));
-            }
-        }
-        order.reverse();
-        // The forward pass.
+        Ok((vers, constraints))
+    }
+
+    /// The forward pass over the region in topological order: each node's reachability and
+    /// variable versions merged from its incoming edges, each edge's effect, and an
+    /// obligation at every cut point or error reached and at every call of a function
+    /// summarised by its entry invariant.
+    fn forward(
+        &mut self,
+        region: &Region,
+        order: Vec<(PNode, Vec<Succ>)>,
+        start: Versions,
+        constraints: &mut Vec<Expr>,
+    ) -> Result<Forward, WitnessError> {
         let mut incoming: HashMap<PNode, Vec<Incoming>> = HashMap::new();
-        let mut obligations: Vec<(Expr, Expr)> = Vec::new();
-        // Functions with loops whose calls the region summarizes (by their entry invariant).
-        let mut summarized: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-        let mut first = true;
+        let mut fw = Forward::default();
+        let mut start = Some(start);
         for (p, successors) in order {
-            let (reach, vers_here) = if first {
-                first = false;
-                (int_const(1), std::mem::take(&mut vers))
-            } else {
-                let ins = incoming.remove(&p).unwrap_or_default();
-                if ins.is_empty() {
-                    continue;
-                }
-                let r = self.fresh_int("reach");
-                let taken: Vec<Expr> = ins
-                    .iter()
-                    .map(|i| match &i.guard {
-                        Some(g) => bin(BinOp::LogAnd, i.reach.clone(), g.clone()),
-                        None => i.reach.clone(),
-                    })
-                    .collect();
-                let any = taken
-                    .iter()
-                    .cloned()
-                    .reduce(|a, b| bin(BinOp::LogOr, a, b))
-                    .expect("non-empty");
-                constraints.push(bin(BinOp::Eq, r.clone(), bin(BinOp::Ne, any, int_const(0))));
-                let mut keys: Vec<VarId> =
-                    ins.iter().flat_map(|i| i.vers.keys().copied()).collect();
-                keys.sort();
-                keys.dedup();
-                let mut merged = HashMap::new();
-                for v in keys {
-                    let vals: Vec<Option<&Expr>> = ins.iter().map(|i| i.vers.get(&v)).collect();
-                    if let Some(Some(x)) = vals.first()
-                        && vals.iter().all(|y| *y == Some(*x))
-                    {
-                        merged.insert(v, (*x).clone());
+            let (reach, vers_here) = match start.take() {
+                Some(vers) => (int_const(1), vers),
+                None => {
+                    let ins = incoming.remove(&p).unwrap_or_default();
+                    if ins.is_empty() {
                         continue;
                     }
-                    let m = self.fresh_of(v);
-                    for (t, val) in taken.iter().zip(&vals) {
-                        if let Some(val) = val {
-                            constraints.push(bin(
-                                BinOp::LogOr,
-                                not(t.clone()),
-                                bin(BinOp::Eq, m.clone(), (*val).clone()),
-                            ));
-                        }
-                    }
-                    merged.insert(v, m);
+                    self.merge(&ins, constraints)
                 }
-                (r, merged)
             };
             if p.target {
-                let f = &prog.functions[p.func.0 as usize];
-                let goal = if p.ctx.is_empty() && p.func == root.id && heads.contains(&p.node) {
-                    let i = self.inv[&(root.id, p.node)].clone();
-                    self.read(&i, &vers_here)?
-                } else if f
-                    .edges
-                    .iter()
-                    .any(|e| e.to == p.node && matches!(e.kind, EdgeKind::Error { .. }))
-                {
-                    int_const(0)
-                } else {
-                    continue; // a halt
-                };
-                obligations.push((reach, goal));
+                if let Some(goal) = self.goal_at(region, &p, &vers_here)? {
+                    fw.obligations.push((reach, goal));
+                }
                 continue;
             }
-            let f = &prog.functions[p.func.0 as usize];
             for (edge, q) in successors {
                 let mut v = vers_here.clone();
-                let mut guard = None;
-                match edge {
+                let guard = match edge {
                     None => {
-                        // Back in the caller after the call edge `c`.
-                        let c = *p.ctx.last().expect("a return has a context");
-                        let caller = &prog.functions[c.func.0 as usize];
-                        if let EdgeKind::Call { ret: Some(r), .. } =
-                            &caller.edges[c.index as usize].kind
-                            && prog.var(*r).ty.is_integer()
-                        {
-                            let val = match self.ret.get(&p.func).and_then(|x| v.get(x)) {
-                                Some(x) => cir::wp::convert(x, &prog.var(*r).ty),
-                                None => self.fresh_of(*r),
-                            };
-                            v.insert(*r, val);
-                        }
+                        self.return_to_caller(&p, &mut v);
+                        None
                     }
-                    Some(id) => {
-                        let e = prog.edge(id);
-                        match &e.kind {
-                            EdgeKind::Assume(c) => guard = Some(self.read(c, &v)?),
-                            EdgeKind::Assign { lhs, rhs } => {
-                                let ExprKind::Var(x) = lhs.kind else {
-                                    return unsupported(format!(
-                                        "assignment to `{}`",
-                                        prog.show_expr(lhs)
-                                    ));
-                                };
-                                if !prog.var(x).ty.is_integer() {
-                                    return unsupported(format!(
-                                        "assignment to `{}`",
-                                        prog.var(x).name
-                                    ));
-                                }
-                                // The new version is the value itself (as in weakest
-                                // preconditions): a fresh variable with its range fact,
-                                // equated outside the path condition, would exclude signed
-                                // overflow on every path, even those that never assign.
-                                let val = cir::wp::convert(&self.read(rhs, &v)?, &lhs.ty);
-                                v.insert(x, val);
-                            }
-                            EdgeKind::Havoc { lhs, .. } => {
-                                let ExprKind::Var(x) = lhs.kind else {
-                                    return unsupported(format!(
-                                        "havoc of `{}`",
-                                        prog.show_expr(lhs)
-                                    ));
-                                };
-                                let n = self.fresh_of(x);
-                                v.insert(x, n);
-                            }
-                            EdgeKind::Call { ret, callee, args } => {
-                                for a in args {
-                                    // Arguments must be readable (no pointers).
-                                    self.read(a, &v)?;
-                                }
-                                if let Callee::Defined(h) = callee
-                                    && let Some(pre) = self.entry_inv.get(h).cloned()
-                                {
-                                    // The callee's entry invariant must hold, with its
-                                    // parameters bound to the arguments; then the globals
-                                    // it may modify and the result are anything.
-                                    let g = &prog.functions[h.0 as usize];
-                                    let mut at_entry = v.clone();
-                                    for (fm, a) in g.formals.iter().zip(args) {
-                                        if prog.var(*fm).ty.is_integer() {
-                                            let val = cir::wp::convert(
-                                                &self.read(a, &v)?,
-                                                &prog.var(*fm).ty,
-                                            );
-                                            at_entry.insert(*fm, val);
-                                        }
-                                    }
-                                    for &l in &self.scalar_vars(&g.locals) {
-                                        let n = self.fresh_of(l);
-                                        at_entry.insert(l, n);
-                                    }
-                                    let goal = self.read(&pre, &at_entry)?;
-                                    obligations.push((reach.clone(), goal));
-                                    summarized.insert(g.name.clone());
-                                    for &gv in &globals {
-                                        if self.mods[h.0 as usize]
-                                            .contains(&cir::pointsto::Loc::Var(gv))
-                                        {
-                                            let n = self.fresh_of(gv);
-                                            v.insert(gv, n);
-                                        }
-                                    }
-                                    if let Some(r) = ret
-                                        && prog.var(*r).ty.is_integer()
-                                    {
-                                        let n = self.fresh_of(*r);
-                                        v.insert(*r, n);
-                                    }
-                                } else if let Callee::Defined(h) = callee {
-                                    let g = &prog.functions[h.0 as usize];
-                                    for (fm, a) in g.formals.iter().zip(args) {
-                                        if !prog.var(*fm).ty.is_integer() {
-                                            return unsupported(format!(
-                                                "parameter `{}` of {}",
-                                                prog.var(*fm).name,
-                                                g.name
-                                            ));
-                                        }
-                                        let val =
-                                            cir::wp::convert(&self.read(a, &v)?, &prog.var(*fm).ty);
-                                        v.insert(*fm, val);
-                                    }
-                                    // No result until this activation returns one.
-                                    if let Some(rv) = self.ret.get(h) {
-                                        v.remove(rv);
-                                    }
-                                    for &l in &self.scalar_vars(&g.locals) {
-                                        let n = self.fresh_of(l);
-                                        v.insert(l, n);
-                                    }
-                                } else if let Some(r) = ret
-                                    && prog.var(*r).ty.is_integer()
-                                {
-                                    let n = self.fresh_of(*r);
-                                    v.insert(*r, n);
-                                }
-                            }
-                            EdgeKind::Return(val) => {
-                                if let (Some(x), Some(rv)) = (val, self.ret.get(&f.id).copied()) {
-                                    let x = cir::wp::convert(&self.read(x, &v)?, &f.ty.ret);
-                                    v.insert(rv, x);
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
-                }
+                    Some(id) => self.transfer(&p, id, &mut v, &reach, &mut fw)?,
+                };
                 incoming.entry(q).or_default().push(Incoming {
                     reach: reach.clone(),
                     guard,
@@ -602,10 +338,243 @@ impl<'p> Induct<'p> {
             // The order was not topological: some paths would go unchecked.
             return err("internal: a node of the region was visited before its predecessors");
         }
+        Ok(fw)
+    }
+
+    /// A node's reachability (a fresh variable: one of its incoming edges is taken) and its
+    /// variable versions (one incoming value, or a fresh version equal to the value of the
+    /// edge taken).
+    fn merge(&mut self, ins: &[Incoming], constraints: &mut Vec<Expr>) -> (Expr, Versions) {
+        let r = self.fresh_int("reach");
+        let taken: Vec<Expr> = ins
+            .iter()
+            .map(|i| match &i.guard {
+                Some(g) => bin(BinOp::LogAnd, i.reach.clone(), g.clone()),
+                None => i.reach.clone(),
+            })
+            .collect();
+        let any = taken
+            .iter()
+            .cloned()
+            .reduce(|a, b| bin(BinOp::LogOr, a, b))
+            .expect("non-empty");
+        constraints.push(bin(BinOp::Eq, r.clone(), bin(BinOp::Ne, any, int_const(0))));
+        let mut keys: Vec<VarId> = ins.iter().flat_map(|i| i.vers.keys().copied()).collect();
+        keys.sort();
+        keys.dedup();
+        let mut merged = HashMap::new();
+        for v in keys {
+            let vals: Vec<Option<&Expr>> = ins.iter().map(|i| i.vers.get(&v)).collect();
+            if let Some(Some(x)) = vals.first()
+                && vals.iter().all(|y| *y == Some(*x))
+            {
+                merged.insert(v, (*x).clone());
+                continue;
+            }
+            let m = self.fresh_of(v);
+            for (t, val) in taken.iter().zip(&vals) {
+                if let Some(val) = val {
+                    constraints.push(bin(
+                        BinOp::LogOr,
+                        not(t.clone()),
+                        bin(BinOp::Eq, m.clone(), (*val).clone()),
+                    ));
+                }
+            }
+            merged.insert(v, m);
+        }
+        (r, merged)
+    }
+
+    /// What must hold at a target node: the invariant at a loop head of the root, false at an
+    /// error; nothing at a halt.
+    fn goal_at(
+        &self,
+        region: &Region,
+        p: &PNode,
+        vers: &Versions,
+    ) -> Result<Option<Expr>, WitnessError> {
+        let f = &self.prog.functions[p.func.0 as usize];
+        if p.ctx.is_empty() && p.func == region.root && region.heads.contains(&p.node) {
+            let i = self.inv[&(region.root, p.node)].clone();
+            return self.read(&i, vers).map(Some);
+        }
+        let error = f
+            .edges
+            .iter()
+            .any(|e| e.to == p.node && matches!(e.kind, EdgeKind::Error { .. }));
+        Ok(error.then(|| int_const(0)))
+    }
+
+    /// Back in the caller after the call edge that entered `p`'s function: the call's result
+    /// temporary takes the callee's return value (anything when it returned none).
+    fn return_to_caller(&mut self, p: &PNode, v: &mut Versions) {
+        let prog = self.prog;
+        let c = *p.ctx.last().expect("a return has a context");
+        let caller = &prog.functions[c.func.0 as usize];
+        if let EdgeKind::Call { ret: Some(r), .. } = &caller.edges[c.index as usize].kind
+            && prog.var(*r).ty.is_integer()
+        {
+            let val = match self.ret.get(&p.func).and_then(|x| v.get(x)) {
+                Some(x) => cir::wp::convert(x, &prog.var(*r).ty),
+                None => self.fresh_of(*r),
+            };
+            v.insert(*r, val);
+        }
+    }
+
+    /// The effect of edge `id` out of `p` on the versions `v`; its guard, for an assume.
+    fn transfer(
+        &mut self,
+        p: &PNode,
+        id: EdgeId,
+        v: &mut Versions,
+        reach: &Expr,
+        fw: &mut Forward,
+    ) -> Result<Option<Expr>, WitnessError> {
+        let prog = self.prog;
+        let e = prog.edge(id);
+        match &e.kind {
+            EdgeKind::Assume(c) => return self.read(c, v).map(Some),
+            EdgeKind::Assign { lhs, rhs } => {
+                let ExprKind::Var(x) = lhs.kind else {
+                    return unsupported(format!("assignment to `{}`", prog.show_expr(lhs)));
+                };
+                if !prog.var(x).ty.is_integer() {
+                    return unsupported(format!("assignment to `{}`", prog.var(x).name));
+                }
+                // The new version is the value itself (as in weakest preconditions): a fresh
+                // variable with its range fact, equated outside the path condition, would
+                // exclude signed overflow on every path, even those that never assign.
+                let val = cir::wp::convert(&self.read(rhs, v)?, &lhs.ty);
+                v.insert(x, val);
+            }
+            EdgeKind::Havoc { lhs, .. } => {
+                let ExprKind::Var(x) = lhs.kind else {
+                    return unsupported(format!("havoc of `{}`", prog.show_expr(lhs)));
+                };
+                let n = self.fresh_of(x);
+                v.insert(x, n);
+            }
+            EdgeKind::Call { ret, callee, args } => {
+                for a in args {
+                    // Arguments must be readable (no pointers).
+                    self.read(a, v)?;
+                }
+                match callee {
+                    Callee::Defined(h) => match self.entry_inv.get(h).cloned() {
+                        Some(pre) => {
+                            let goal = self.call_summarised(*h, &pre, *ret, args, v)?;
+                            fw.obligations.push((reach.clone(), goal));
+                            let name = &prog.functions[h.0 as usize].name;
+                            fw.summarised.insert(name.clone());
+                        }
+                        None => self.call_inlined(*h, args, v)?,
+                    },
+                    _ => {
+                        if let Some(r) = ret
+                            && prog.var(*r).ty.is_integer()
+                        {
+                            let n = self.fresh_of(*r);
+                            v.insert(*r, n);
+                        }
+                    }
+                }
+            }
+            EdgeKind::Return(val) => {
+                let f = &prog.functions[p.func.0 as usize];
+                if let (Some(x), Some(rv)) = (val, self.ret.get(&f.id).copied()) {
+                    let x = cir::wp::convert(&self.read(x, v)?, &f.ty.ret);
+                    v.insert(rv, x);
+                }
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    /// A call of `h`, a function with a loop checked on its own: its entry invariant, with its
+    /// parameters bound to the arguments, is the goal returned (it must hold at the call); then
+    /// the globals it may modify and the result are anything.
+    fn call_summarised(
+        &mut self,
+        h: FuncId,
+        pre: &Expr,
+        ret: Option<VarId>,
+        args: &[Expr],
+        v: &mut Versions,
+    ) -> Result<Expr, WitnessError> {
+        let prog = self.prog;
+        let g = &prog.functions[h.0 as usize];
+        let mut at_entry = v.clone();
+        for (fm, a) in g.formals.iter().zip(args) {
+            if prog.var(*fm).ty.is_integer() {
+                let val = cir::wp::convert(&self.read(a, v)?, &prog.var(*fm).ty);
+                at_entry.insert(*fm, val);
+            }
+        }
+        for &l in &self.scalar_vars(&g.locals) {
+            let n = self.fresh_of(l);
+            at_entry.insert(l, n);
+        }
+        let goal = self.read(pre, &at_entry)?;
+        for &gv in &self.scalar_vars(&prog.globals) {
+            if self.mods[h.0 as usize].contains(&cir::pointsto::Loc::Var(gv)) {
+                let n = self.fresh_of(gv);
+                v.insert(gv, n);
+            }
+        }
+        if let Some(r) = ret
+            && prog.var(r).ty.is_integer()
+        {
+            let n = self.fresh_of(r);
+            v.insert(r, n);
+        }
+        Ok(goal)
+    }
+
+    /// A call of `h`, a loop-free function, inlined: its parameters bound to the arguments,
+    /// its locals fresh, no result until this activation returns one.
+    fn call_inlined(
+        &mut self,
+        h: FuncId,
+        args: &[Expr],
+        v: &mut Versions,
+    ) -> Result<(), WitnessError> {
+        let prog = self.prog;
+        let g = &prog.functions[h.0 as usize];
+        for (fm, a) in g.formals.iter().zip(args) {
+            if !prog.var(*fm).ty.is_integer() {
+                return unsupported(format!("parameter `{}` of {}", prog.var(*fm).name, g.name));
+            }
+            let val = cir::wp::convert(&self.read(a, v)?, &prog.var(*fm).ty);
+            v.insert(*fm, val);
+        }
+        if let Some(rv) = self.ret.get(&h) {
+            v.remove(rv);
+        }
+        for &l in &self.scalar_vars(&g.locals) {
+            let n = self.fresh_of(l);
+            v.insert(l, n);
+        }
+        Ok(())
+    }
+
+    /// Has Z3 prove every obligation from the constraints of the encoding; returns how many.
+    fn discharge(
+        &self,
+        root: FuncId,
+        a: NodeId,
+        entry: bool,
+        sem: cir::smt::Semantics,
+        constraints: &[Expr],
+        fw: Forward,
+    ) -> Result<usize, WitnessError> {
+        let root = &self.prog.functions[root.0 as usize];
         let prover = cir::smt::Prover::new(&self.ext, sem);
-        let n = obligations.len();
-        for (reach, goal) in obligations {
-            let mut assumptions = constraints.clone();
+        let n = fw.obligations.len();
+        for (reach, goal) in fw.obligations {
+            let mut assumptions = constraints.to_vec();
             assumptions.push(bin(BinOp::Ne, reach, int_const(0)));
             match prover.is_valid(&assumptions, &goal) {
                 cir::smt::Answer::Valid => {}
@@ -620,9 +589,9 @@ impl<'p> Induct<'p> {
                         root.name,
                         self.ext.show_expr(&goal)
                     );
-                    if !summarized.is_empty() {
+                    if !fw.summarised.is_empty() {
                         // Not a refutation: the encoding over-approximates these calls.
-                        let names: Vec<&str> = summarized.iter().map(String::as_str).collect();
+                        let names: Vec<&str> = fw.summarised.iter().map(String::as_str).collect();
                         return unsupported(format!(
                             "{what}, but the paths call {} (with loops), summarized by the \
                              entry invariant alone: what the call does to the globals it may \
@@ -638,5 +607,155 @@ impl<'p> Induct<'p> {
             }
         }
         Ok(n)
+    }
+}
+
+/// The variables' current values (versions) at a point of the encoding.
+type Versions = HashMap<VarId, Expr>;
+
+/// What the forward pass leaves to prove.
+#[derive(Default)]
+struct Forward {
+    /// (reachability, goal): the goal must hold wherever the node is reached.
+    obligations: Vec<(Expr, Expr)>,
+    /// Functions with loops whose calls the region summarises by their entry invariant.
+    summarised: BTreeSet<String>,
+}
+
+/// The region explored from a cut point of `root`: the inlined control flow up to the next cut
+/// points (loop heads of `root`), errors and halts.
+struct Region {
+    root: FuncId,
+    main: FuncId,
+    /// The loop heads of `root` (those with an invariant entry: all of them).
+    heads: HashSet<NodeId>,
+    /// Functions summarised by their entry invariant at calls (the others are inlined).
+    modular: HashSet<FuncId>,
+}
+
+impl Region {
+    fn new(ind: &Induct<'_>, root: FuncId) -> Region {
+        Region {
+            root,
+            main: ind.prog.function("main").expect("checked").id,
+            heads: ind
+                .inv
+                .keys()
+                .filter(|(f, _)| *f == root)
+                .map(|(_, n)| *n)
+                .collect(),
+            modular: ind.entry_inv.keys().copied().collect(),
+        }
+    }
+
+    /// The successors of `p` in the inlined control flow: a loop-free callee is entered (a
+    /// function with a loop is summarised by its entry invariant, on the edge itself), a
+    /// callee's exit returns to its caller; an error or halt, or a loop head of the root,
+    /// ends a path as a target.
+    fn successors(&self, prog: &Program, p: &PNode) -> Result<Vec<Succ>, WitnessError> {
+        let f = &prog.functions[p.func.0 as usize];
+        let mut out = Vec::new();
+        if p.target {
+            return Ok(out);
+        }
+        if p.node == f.exit {
+            if let Some(&c) = p.ctx.last() {
+                let caller = &prog.functions[c.func.0 as usize];
+                let call = &caller.edges[c.index as usize];
+                let mut ctx = p.ctx.clone();
+                ctx.pop();
+                let target = ctx.is_empty() && self.heads.contains(&call.to);
+                out.push((
+                    None,
+                    PNode {
+                        ctx,
+                        func: c.func,
+                        node: call.to,
+                        target,
+                    },
+                ));
+            }
+            return Ok(out);
+        }
+        for e in f.edges.iter().filter(|e| e.from == p.node) {
+            match &e.kind {
+                EdgeKind::Call {
+                    callee: Callee::Indirect(_),
+                    ..
+                } => return unsupported("a call through a pointer".into()),
+                EdgeKind::Call {
+                    callee: Callee::Defined(h),
+                    ..
+                } if !self.modular.contains(h) => {
+                    let callee = &prog.functions[h.0 as usize];
+                    let active = *h == self.main
+                        || *h == self.root
+                        || *h == p.func
+                        || p.ctx.iter().any(|c| c.func == *h);
+                    if active {
+                        return unsupported(format!("recursion through {}", callee.name));
+                    }
+                    let mut ctx = p.ctx.clone();
+                    ctx.push(e.id);
+                    out.push((
+                        Some(e.id),
+                        PNode {
+                            ctx,
+                            func: *h,
+                            node: callee.entry,
+                            target: false,
+                        },
+                    ));
+                }
+                k => {
+                    let target = matches!(k, EdgeKind::Error { .. } | EdgeKind::Halt { .. })
+                        || (p.ctx.is_empty() && self.heads.contains(&e.to));
+                    out.push((
+                        Some(e.id),
+                        PNode {
+                            ctx: p.ctx.clone(),
+                            func: p.func,
+                            node: e.to,
+                            target,
+                        },
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The region's nodes from cut point `a`, each with its successors, in topological order
+    /// (reverse post-order of a depth-first search).
+    fn order(&self, prog: &Program, a: NodeId) -> Result<Vec<(PNode, Vec<Succ>)>, WitnessError> {
+        let start = PNode {
+            ctx: Vec::new(),
+            func: self.root,
+            node: a,
+            target: false,
+        };
+        let mut order: Vec<(PNode, Vec<Succ>)> = Vec::new();
+        let mut seen: HashSet<PNode> = HashSet::new();
+        let mut stack: Vec<(PNode, Vec<Succ>, usize)> = Vec::new();
+        seen.insert(start.clone());
+        let s0 = self.successors(prog, &start)?;
+        stack.push((start, s0, 0));
+        while let Some((p, ss, i)) = stack.pop() {
+            if let Some((_, q)) = ss.get(i) {
+                let q = q.clone();
+                stack.push((p, ss, i + 1));
+                if seen.insert(q.clone()) {
+                    if seen.len() > 200_000 {
+                        return unsupported("more than 200000 inlined nodes".into());
+                    }
+                    let qs = self.successors(prog, &q)?;
+                    stack.push((q, qs, 0));
+                }
+            } else {
+                order.push((p, ss));
+            }
+        }
+        order.reverse();
+        Ok(order)
     }
 }
