@@ -1,5 +1,5 @@
-//! `slam-bench` (issue 6 §1): runs `slam-run` on every (task, configuration) pair of a benchmark
-//! and compares refinement strategies, in the manner of the Constrain paper's §4 (Figs. 4–6).
+//! `slam-bench`: runs `slam-run` on every (task, configuration) pair of a benchmark and compares
+//! refinement strategies, in the manner of the Constrain paper's §4 (Figs. 4–6).
 //!
 //! - [`tasks`] finds the tasks (SV-COMP `.yml` definitions, C files named
 //!   `*_true-unreach-call*` / `*_false-unreach-call*`, list files) and their expected verdicts.

@@ -1,8 +1,8 @@
-//! The `slam-bench` command (issue 6 §1): `run` a benchmark, `merge` the results of shards,
-//! `report` again from a results directory. Results go to files and the summary to stdout;
-//! progress and errors to stderr. Exit codes: 0 done, 1 usage error, 2 input error (a missing
-//! task set, a malformed list or result file, a results directory that belongs to another
-//! benchmark), 6 internal error.
+//! The `slam-bench` command: `run` a benchmark, `merge` the results of shards, `report` again from
+//! a results directory, `table` (one run per task, a row per task). Results go to files and the
+//! summary to stdout; progress and errors to stderr. Exit codes: 0 done, 1 usage error, 2 input
+//! error (a missing task set, a malformed list or result file, a results directory that belongs to
+//! another benchmark), 6 internal error.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

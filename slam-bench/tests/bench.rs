@@ -1,8 +1,8 @@
-//! `slam-bench` end to end (issue 6, acceptance 1 and 4) with a deterministic stand-in for
-//! `slam-run` (`tests/data/standin.sh`: each task file says which verdict it gives in which
-//! mode), so every row is known in advance: the statuses and scores of the summary, the files
-//! of the report, resuming a benchmark killed halfway, and shards merged back together — each
-//! compared on (task, configuration, verdict, status) rows with an uninterrupted run.
+//! `slam-bench` end to end with a deterministic stand-in for `slam-run` (`tests/data/standin.sh`:
+//! each task file says which verdict it gives in which mode), so every row is known in advance: the
+//! statuses and scores of the summary, the files of the report, resuming a benchmark killed
+//! halfway, and shards merged back together — each compared on (task, configuration, verdict,
+//! status) rows with an uninterrupted run.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,8 @@
-//! The `slam-run` command (issue 4 §2): the refinement loop on a C program or an SV-COMP task.
-//! The verdict is the first line of stdout (`TRUE`, `FALSE(unreach-call)`, `UNKNOWN (reason)`),
-//! followed by the counterexample of a FALSE verdict and a summary line; progress and warnings
-//! go to stderr. Exit codes (`cli_common::exit`): 0 TRUE, 10 FALSE, 5 UNKNOWN, 1 usage error,
-//! 2 input error, 6 internal error.
+//! The `slam-run` command: the refinement loop on a C program or an SV-COMP task. The verdict is
+//! the first line of stdout (`TRUE`, `FALSE(unreach-call)`, `UNKNOWN (reason)`), followed by the
+//! counterexample of a FALSE verdict and a summary line; progress and warnings go to stderr. Exit
+//! codes (`cli_common::exit`): 0 TRUE, 10 FALSE, 5 UNKNOWN, 1 usage error, 2 input error, 6
+//! internal error.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
