@@ -236,7 +236,7 @@ fn explore(prog: &Program, text: &str) -> Truth {
 
 /// The generator's seed of candidate `attempt` of program `n`.
 fn seed(n: usize, attempt: u64) -> u64 {
-    let mut r = generator::Rng::new((n as u64) << 8 | attempt);
+    let mut r = bp_testkit::prng::SplitMix64::new((n as u64) << 8 | attempt);
     r.next_u64()
 }
 
