@@ -115,6 +115,9 @@ impl Abstraction {
     }
 }
 
+/// Bebop's error trace, and the file it is kept in.
+type KeptTrace = (Box<Trace>, Option<PathBuf>);
+
 /// The state of the loop across iterations.
 struct Cegar<'r> {
     prog: &'r Program,
@@ -225,28 +228,13 @@ impl<'r> Cegar<'r> {
         if self.cfg.timed_out() {
             return Ok(Round::Done(Verdict::Unknown(UnknownReason::Timeout)));
         }
-        let Some(trace) = self.check(abs, it)? else {
+        let Some((trace, trace_file)) = self.check(abs, it)? else {
             it.outcome = IterationOutcome::Safe;
             self.proved = Some(abs.text.clone());
             return Ok(Round::Done(Verdict::True));
         };
-        let trace_file = self
-            .keep
-            .write(&abs.file("trace.json"), || trace.to_json())?;
-        let path = bp_c::trace::c_path(self.prog, &abs.bp, &trace)
-            .map_err(|e| RunError::Internal(format!("bebop's trace: {e}")))?;
-        it.path_len = path.len();
-        let kept = bp_file.zip(trace_file).map(|(bp, trace)| KeptRound {
-            index: abs.index,
-            alternation: abs.alternation,
-            preds: abs.preds_file.clone(),
-            c2bp: abs.c2bp_file.clone(),
-            bp,
-            trace,
-        });
-        if let Some(k) = &kept {
-            self.keep.record_check(k)?;
-        }
+        let path = self.c_path(abs, &trace, it)?;
+        let kept = self.record_check(abs, bp_file, trace_file)?;
         if self.cfg.timed_out() {
             return Ok(Round::Done(Verdict::Unknown(UnknownReason::Timeout)));
         }
@@ -332,12 +320,13 @@ impl<'r> Cegar<'r> {
         Ok(abs)
     }
 
-    /// Check: bebop on the Boolean program; its error trace, if any.
+    /// Check: bebop on the Boolean program; its error trace, if any, with the file it is kept
+    /// in.
     fn check(
         &mut self,
         abs: &Abstraction,
         it: &mut Iteration,
-    ) -> Result<Option<Box<Trace>>, RunError> {
+    ) -> Result<Option<KeptTrace>, RunError> {
         self.report(abs.index, "bebop");
         let t = Instant::now();
         let opts = bebop::Options {
@@ -347,10 +336,48 @@ impl<'r> Cegar<'r> {
         let outcome =
             bebop::verify(&abs.bp, &opts).map_err(|e| RunError::Internal(e.to_string()))?;
         it.bebop_seconds = t.elapsed().as_secs_f64();
-        Ok(match outcome.verdict {
-            bebop::Verdict::Safe => None,
-            bebop::Verdict::Unsafe(trace) => Some(trace),
-        })
+        let bebop::Verdict::Unsafe(trace) = outcome.verdict else {
+            return Ok(None);
+        };
+        let trace_file = self
+            .keep
+            .write(&abs.file("trace.json"), || trace.to_json())?;
+        Ok(Some((trace, trace_file)))
+    }
+
+    /// The C path bebop's trace follows, through calls and returns.
+    fn c_path(
+        &self,
+        abs: &Abstraction,
+        trace: &Trace,
+        it: &mut Iteration,
+    ) -> Result<Vec<CStep>, RunError> {
+        let path = bp_c::trace::c_path(self.prog, &abs.bp, trace)
+            .map_err(|e| RunError::Internal(format!("bebop's trace: {e}")))?;
+        it.path_len = path.len();
+        Ok(path)
+    }
+
+    /// Records in `commands.txt`, when files are kept, how to re-run the round's check; the
+    /// round's kept files.
+    fn record_check(
+        &mut self,
+        abs: &Abstraction,
+        bp_file: Option<PathBuf>,
+        trace_file: Option<PathBuf>,
+    ) -> Result<Option<KeptRound>, RunError> {
+        let kept = bp_file.zip(trace_file).map(|(bp, trace)| KeptRound {
+            index: abs.index,
+            alternation: abs.alternation,
+            preds: abs.preds_file.clone(),
+            c2bp: abs.c2bp_file.clone(),
+            bp,
+            trace,
+        });
+        if let Some(k) = &kept {
+            self.keep.record_check(k)?;
+        }
+        Ok(kept)
     }
 
     /// Refine: newton on the C path of the trace. A replayed counterexample or an undecided
