@@ -51,9 +51,12 @@ enum Cmd {
         #[arg(long, value_name = "A,B")]
         scatter: Option<String>,
     },
-    /// Run slam-run once on every task, one at a time, and print a row per task (expected
-    /// verdict, verdict, correct or not, iterations, predicates, wall and CPU seconds), then
-    /// the correct and wrong verdicts per set.
+    /// Print a table of slam-run on task sets: a row per task, then the verdicts per set.
+    ///
+    /// slam-run runs once on every task, one at a time. A row: the task, its expected verdict,
+    /// slam-run's verdict, whether it is correct, the iterations, predicates and seconds of
+    /// slam-run's summary line, and the run's CPU seconds. Then, per set, the correct and
+    /// wrong verdicts.
     Table(TableArgs),
 }
 
