@@ -27,22 +27,35 @@ lint:
 fmt:
 	cargo fmt --all
 
+# The SV-COMP corpus, when it is there, and the task sets of the slam-run table.
+CORPUS = ../shared/corpus/sv-benchmarks
+TABLE_SETS = $(CORPUS)/locks $(CORPUS)/ntdrivers-simplified $(CORPUS)/loop-acceleration \
+  $(CORPUS)/svcomp16-loop-acceleration
+# slam-run once per task of TABLE_SETS: a row per task, then the correct verdicts per set.
+SLAM_TABLE = if [ -d $(CORPUS) ]; then \
+    target/release/slam-bench table $(TABLE_SETS) --cpu-limit $${SLAM_TIMEOUT:-10} \
+      --slam-run $${SLAM_BIN:-target/release/slam-run} -- $${SLAM_ARGS:-}; \
+  else echo "SKIP: $(CORPUS) not found"; fi
+
 # Performance of bebop on generated families (a)-(d) at sizes x1, x2, x4: a table on stdout.
 # Then c2bp on the SV-COMP corpus: time, prover queries, share of `*` updates per program.
+# Then the slam-run table (as `make slam-table`).
 bench:
 	scripts/setup.sh
-	cargo build --release -p bebop -p bp-bench -p c2bp
+	cargo build --release -p bebop -p bp-bench
 	target/release/bebop-bench
-	scripts/c2bp-bench.sh
-	cargo build --release -p slam-run
-	scripts/slam-table.sh
+	target/release/c2bp-bench $(CORPUS)
+	cargo build --release -p slam-run -p slam-bench
+	@$(SLAM_TABLE)
 
 # slam-run on the SV-COMP corpus: task, expected, verdict, iterations, predicates, seconds
-# (SLAM_TIMEOUT=N changes the per-task limit, default 10 s).
+# (SLAM_TIMEOUT=N changes the per-task limit, default 10 s; SLAM_ARGS adds slam-run options,
+# e.g. SLAM_ARGS='--constrain off'; SLAM_BIN names another slam-run binary, for an A/B
+# comparison with an older build).
 slam-table:
 	scripts/setup.sh
-	cargo build --release -p slam-run
-	scripts/slam-table.sh
+	cargo build --release -p slam-run -p slam-bench
+	@$(SLAM_TABLE)
 
 # slam-bench over the SV-COMP corpus with the Constrain paper's Fig. 4 configurations (no-constrain,
 # lazy, eager): results, summary tables, plots and report.html in bench-results/fig4
@@ -51,9 +64,7 @@ slam-bench:
 	scripts/setup.sh
 	cargo build --release -p slam-run -p slam-bench
 	rm -rf bench-results/fig4
-	target/release/slam-bench run ../shared/corpus/sv-benchmarks/locks \
-	  ../shared/corpus/sv-benchmarks/ntdrivers-simplified ../shared/corpus/sv-benchmarks/loop-acceleration \
-	  ../shared/corpus/sv-benchmarks/svcomp16-loop-acceleration --preset fig4 \
+	target/release/slam-bench run $(TABLE_SETS) --preset fig4 \
 	  --cpu-limit $${SLAM_TIMEOUT:-10} --jobs $${JOBS:-1} --mem-limit 8192 --out bench-results/fig4
 
 # The BenchExec tool-info module checked with BenchExec's own test_tool_info (part of `make test`).

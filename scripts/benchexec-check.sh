@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The BenchExec tool-info module (contrib/benchexec, issue 6 §2) checked with the `benchexec`
+# The BenchExec tool-info module (contrib/benchexec) checked with the `benchexec`
 # package from PyPI: its unit tests (determine_result on recorded slam-run outputs, the command
 # line of a task), then BenchExec's own check, `python3 -m benchexec.test_tool_info`, which
 # must print no warning except the documented one (tasks of several input files are not

@@ -1,5 +1,5 @@
-//! `slam-bench` (issue 6 §1): runs `slam-run` on every (task, configuration) pair of a benchmark
-//! and compares refinement strategies, in the manner of the Constrain paper's §4 (Figs. 4–6).
+//! `slam-bench`: runs `slam-run` on every (task, configuration) pair of a benchmark and compares
+//! refinement strategies, in the manner of the Constrain paper's §4 (Figs. 4–6).
 //!
 //! - [`tasks`] finds the tasks (SV-COMP `.yml` definitions, C files named
 //!   `*_true-unreach-call*` / `*_false-unreach-call*`, list files) and their expected verdicts.
@@ -11,11 +11,14 @@
 //! - [`results`] owns the row format, the JSON-lines file, the CSV and merging shards.
 //! - [`report`] turns rows into the summary tables (Fig. 4's categories and the SV-COMP score),
 //!   the SVG plots and the HTML report.
+//! - [`table`] runs `slam-run` once per task, one at a time, and prints a row per task and the
+//!   correct and wrong verdicts per set (`slam-bench table`).
 
 pub mod config;
 pub mod report;
 pub mod results;
 pub mod runner;
+pub mod table;
 pub mod tasks;
 
 /// A benchmark that cannot be run or read.

@@ -1,8 +1,8 @@
-//! The `slam-bench` command (issue 6 §1): `run` a benchmark, `merge` the results of shards,
-//! `report` again from a results directory. Results go to files and the summary to stdout;
-//! progress and errors to stderr. Exit codes: 0 done, 1 usage error, 2 input error (a missing
-//! task set, a malformed list or result file, a results directory that belongs to another
-//! benchmark), 6 internal error.
+//! The `slam-bench` command: `run` a benchmark, `merge` the results of shards, `report` again from
+//! a results directory, `table` (one run per task, a row per task). Results go to files and the
+//! summary to stdout; progress and errors to stderr. Exit codes: 0 done, 1 usage error, 2 input
+//! error (a missing task set, a malformed list or result file, a results directory that belongs to
+//! another benchmark), 6 internal error.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,7 +12,7 @@ use clap::{Args as ClapArgs, Parser, Subcommand};
 use slam_bench::config::{self, Config};
 use slam_bench::results::{self, Row};
 use slam_bench::runner::{self, Meta, RunOptions};
-use slam_bench::{report, tasks};
+use slam_bench::{report, table as task_table, tasks};
 
 /// Compare refinement strategies of slam-run on benchmark sets: every (task, configuration)
 /// pair runs as a separate slam-run process under a CPU-time and a memory limit, `--jobs` at a
@@ -51,6 +51,29 @@ enum Cmd {
         #[arg(long, value_name = "A,B")]
         scatter: Option<String>,
     },
+    /// Print a table of slam-run on task sets: a row per task, then the verdicts per set.
+    ///
+    /// slam-run runs once on every task, one at a time. A row: the task, its expected verdict,
+    /// slam-run's verdict, whether it is correct, the iterations, predicates and seconds of
+    /// slam-run's summary line, and the run's CPU seconds. Then, per set, the correct and
+    /// wrong verdicts.
+    Table(TableArgs),
+}
+
+#[derive(ClapArgs, Debug)]
+struct TableArgs {
+    /// Task sets, as for `run`; the rows follow the order of the sets.
+    #[arg(required = true)]
+    sets: Vec<PathBuf>,
+    /// Seconds per task (also slam-run's --timeout).
+    #[arg(long = "cpu-limit", value_name = "SECONDS", default_value_t = 10.0)]
+    cpu_limit: f64,
+    /// The slam-run executable (default: the one next to slam-bench, else on PATH).
+    #[arg(long = "slam-run", value_name = "PATH")]
+    slam_run: Option<PathBuf>,
+    /// Options added to every slam-run command, after `--`.
+    #[arg(last = true, value_name = "SLAM-RUN OPTIONS")]
+    slam_args: Vec<String>,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -120,6 +143,7 @@ fn main() -> ExitCode {
             scatter,
         } => merge(&inputs, &out, scatter.as_deref()),
         Cmd::Report { dir, scatter } => report_again(&dir, scatter.as_deref()),
+        Cmd::Table(a) => table(a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
@@ -351,4 +375,30 @@ fn report_again(dir: &Path, scatter: Option<&str>) -> anyhow::Result<()> {
         .unwrap_or_default();
     let limit = limit_of(meta.as_ref(), &rows);
     write_reports(dir, &rows, &preferred, limit, scatter)
+}
+
+fn table(a: TableArgs) -> anyhow::Result<()> {
+    if !a.cpu_limit.is_finite() || a.cpu_limit <= 0.0 {
+        anyhow::bail!("--cpu-limit must be positive");
+    }
+    let mut all = Vec::new();
+    for set in &a.sets {
+        let (tasks, notes) = tasks::collect(std::slice::from_ref(set))?;
+        for n in &notes {
+            eprintln!("slam-bench: {n}");
+        }
+        for t in tasks {
+            if !all.contains(&t) {
+                all.push(t);
+            }
+        }
+    }
+    let opts = task_table::TableOptions {
+        slam_run: a.slam_run.unwrap_or_else(default_slam_run),
+        cpu_limit: a.cpu_limit,
+        slam_args: a.slam_args,
+    };
+    let counts = task_table::run_table(&all, &opts, &mut std::io::stdout().lock())?;
+    print!("{}", task_table::footer(&counts, &opts));
+    Ok(())
 }

@@ -72,7 +72,7 @@ impl Status {
         }
     }
 
-    /// The SV-COMP score (`peers.md`: +2 correct TRUE, +1 correct FALSE, −16 wrong FALSE,
+    /// The SV-COMP score (SV-COMP's scoring schema: +2 correct TRUE, +1 correct FALSE, −16 wrong FALSE,
     /// −32 wrong TRUE, 0 otherwise).
     pub fn score(self) -> i64 {
         match self {

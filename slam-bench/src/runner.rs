@@ -273,6 +273,28 @@ impl Progress {
 
 /// Runs one pair and describes the outcome.
 pub fn run_one(task: &Task, config: &Config, opts: &RunOptions, scratch: &Path, k: usize) -> Row {
+    run_captured(task, config, opts, scratch, k).row
+}
+
+/// A finished run: its row, and what `slam-run` printed on stdout (the verdict line first,
+/// the summary line last).
+#[derive(Debug, Clone)]
+pub struct Captured {
+    /// The row.
+    pub row: Row,
+    /// `slam-run`'s standard output.
+    pub stdout: String,
+}
+
+/// Runs one pair as [`run_one`] does, keeping `slam-run`'s standard output. `k` names its
+/// files in `scratch`.
+pub fn run_captured(
+    task: &Task,
+    config: &Config,
+    opts: &RunOptions,
+    scratch: &Path,
+    k: usize,
+) -> Captured {
     let stats = scratch.join(format!("run-{k}.stats.json"));
     let out_path = scratch.join(format!("run-{k}.out"));
     let err_path = scratch.join(format!("run-{k}.err"));
@@ -329,7 +351,7 @@ pub fn run_one(task: &Task, config: &Config, opts: &RunOptions, scratch: &Path, 
     for p in [&stats, &out_path, &err_path] {
         let _ = std::fs::remove_file(p);
     }
-    Row {
+    let row = Row {
         format: ROW_FORMAT.into(),
         task: task.id.clone(),
         set: task.set.clone(),
@@ -345,7 +367,8 @@ pub fn run_one(task: &Task, config: &Config, opts: &RunOptions, scratch: &Path, 
         ndf: num("ndf"),
         prover_queries: num("prover_queries"),
         note,
-    }
+    };
+    Captured { row, stdout }
 }
 
 /// Spawns `slam-run` with the limits and waits for it (see the module doc).

@@ -1,8 +1,8 @@
-//! `slam-bench` end to end (issue 6, acceptance 1 and 4) with a deterministic stand-in for
-//! `slam-run` (`tests/data/standin.sh`: each task file says which verdict it gives in which
-//! mode), so every row is known in advance: the statuses and scores of the summary, the files
-//! of the report, resuming a benchmark killed halfway, and shards merged back together — each
-//! compared on (task, configuration, verdict, status) rows with an uninterrupted run.
+//! `slam-bench` end to end with a deterministic stand-in for `slam-run` (`tests/data/standin.sh`:
+//! each task file says which verdict it gives in which mode), so every row is known in advance: the
+//! statuses and scores of the summary, the files of the report, resuming a benchmark killed
+//! halfway, and shards merged back together — each compared on (task, configuration, verdict,
+//! status) rows with an uninterrupted run.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -371,6 +371,58 @@ fn limits_and_bad_input() {
             "{err}"
         );
     }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_table_of_the_sets_in_their_order() {
+    let root = scratch("table");
+    make_tasks(&root, None);
+    let res = bench(&[
+        "table",
+        &r(&root.join("beta")),
+        &r(&root.join("alpha")),
+        "--cpu-limit",
+        "20",
+        "--slam-run",
+        &r(&standin()),
+        "--",
+        "--constrain",
+        "off",
+    ]);
+    ok(&res);
+    let out = String::from_utf8_lossy(&res.stdout);
+    // Each row without its CPU seconds: task, expected, verdict, result, summary values.
+    let rows: Vec<String> = out
+        .lines()
+        .map(|l| {
+            let mut w: Vec<&str> = l.split_whitespace().collect();
+            w.pop();
+            w.join(" ")
+        })
+        .collect();
+    let expected = [
+        "task expect verdict result iters preds wall-s",
+        "beta/e.yml true UNKNOWN (timeout) unknown 3 4 0.01",
+        "beta/f_true-unreach-call.c true unknown - - -",
+        "beta/g_false-unreach-call.c false UNKNOWN (iterations) unknown 3 4 0.01",
+        "beta/h_true-unreach-call.c true FALSE(unreach-call) WRONG 3 4 0.01",
+        "alpha/a_true-unreach-call.c true TRUE correct 3 4 0.01",
+        "alpha/b_false-unreach-call.c false FALSE(unreach-call) correct 3 4 0.01",
+        "alpha/c_true-unreach-call.c true UNKNOWN (no difference found) unknown 3 4 0.01",
+        "alpha/d_false-unreach-call.c false TRUE WRONG 3 4 0.01",
+        "",
+        "options: --constrain",
+        "beta 0/4 correct, 1 wrong (limit 20 s per",
+        "alpha 2/4 correct, 1 wrong (limit 20 s per",
+    ];
+    assert_eq!(rows, expected, "{out}");
+    assert!(
+        out.lines().nth(1).is_some_and(|l| l.starts_with(
+            "beta/e.yml                                   true   UNKNOWN (timeout)      unknown"
+        )),
+        "{out}"
+    );
     let _ = std::fs::remove_dir_all(&root);
 }
 

@@ -1,15 +1,16 @@
-//! The `slam-run` command (issue 4 §2): the refinement loop on a C program or an SV-COMP task.
-//! The verdict is the first line of stdout (`TRUE`, `FALSE(unreach-call)`, `UNKNOWN (reason)`),
-//! followed by the counterexample of a FALSE verdict and a summary line; progress and warnings
-//! go to stderr. Exit codes (`cli_common::exit`): 0 TRUE, 10 FALSE, 5 UNKNOWN, 1 usage error,
-//! 2 input error, 6 internal error.
+//! The `slam-run` command: the refinement loop on a C program or an SV-COMP task. The verdict is
+//! the first line of stdout (`TRUE`, `FALSE(unreach-call)`, `UNKNOWN (reason)`), followed by the
+//! counterexample of a FALSE verdict and a summary line; progress and warnings go to stderr. Exit
+//! codes (`cli_common::exit`): 0 TRUE, 10 FALSE, 5 UNKNOWN, 1 usage error, 2 input error, 6
+//! internal error.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
+use cir::pred::PredicateSet;
 use clap::Parser;
 use cli_common::exit;
 
@@ -134,29 +135,7 @@ fn run(args: Args) -> Result<i32, Failure> {
     for w in &task.warnings {
         eprintln!("slam-run: warning: {w}");
     }
-    let mut error_fns = task.error_fns.clone();
-    error_fns.extend(args.error_fn.iter().cloned());
-    if let Some(p) = &args.property {
-        let text = std::fs::read_to_string(p)
-            .with_context(|| p.display().to_string())
-            .map_err(input)?;
-        let fs = svcomp::property::parse_prp(&text)
-            .map_err(|e| input(anyhow::anyhow!("{}:{e}", p.display())))?;
-        error_fns.extend(fs);
-    }
-    error_fns.sort();
-    error_fns.dedup();
-    let data_model = args.data_model.unwrap_or(task.data_model);
-    let settings = bp_c::header::HeaderSettings {
-        error_fns,
-        error_labels: args.error_label.clone(),
-        assert_is_error: args.assert,
-        sem: cir::smt::Semantics {
-            data_model,
-            bitvector: args.bitvector,
-        },
-        sha256: None,
-    };
+    let settings = header_settings(&args, &task)?;
     let c_bytes = std::fs::read(&task.c_file)
         .with_context(|| task.c_file.display().to_string())
         .map_err(input)?;
@@ -169,16 +148,107 @@ fn run(args: Args) -> Result<i32, Failure> {
             w.message
         );
     }
-    let preds = match &args.preds {
-        None => cir::pred::PredicateSet::default(),
+    let preds = initial_predicates(&args, &prog)?;
+    let data_model = settings.sem.data_model;
+    let cfg = loop_config(&args, settings, deadline);
+    let file = task.c_file.display().to_string();
+    let winfo = args
+        .witness
+        .as_ref()
+        .map(|_| slam_run::witness::WitnessInfo {
+            program_file: file.clone(),
+            source: c_bytes.clone(),
+            data_model,
+            error_fns: cfg.settings.error_fns.clone(),
+            producer: format!("slam-run {}", env!("CARGO_PKG_VERSION")),
+        });
+    let work = Work {
+        prog,
+        c_file: task.c_file.clone(),
+        c_bytes,
+        preds,
+        cfg,
+        witness: winfo,
+    };
+    let (rx, wrx) = spawn_loop(work, t0)?;
+    let result = match wait_for_verdict(&rx, deadline) {
+        Ok(r) => r.map_err(|e| Failure(exit::INTERNAL, e.into()))?,
+        Err(true) => stop_at_timeout(&args, &file, t0)?,
+        Err(false) => {
+            return Err(Failure(
+                exit::INTERNAL,
+                anyhow::anyhow!("the analysis thread stopped without an answer (a bug)"),
+            ));
+        }
+    };
+    println!("{}", result.verdict.line());
+    if let slam_run::Verdict::False(cex) = &result.verdict {
+        println!("counterexample (replayed on the concrete program):");
+        print!("{}", newton::counterexample_text(cex));
+    }
+    println!("{}", result.summary());
+    if let Some(p) = &args.witness {
+        write_witness(p, &wrx, deadline, &result.verdict)?;
+    }
+    if let Some(p) = &args.stats_json {
+        std::fs::write(p, result.stats_json(&file))
+            .with_context(|| p.display().to_string())
+            .map_err(input)?;
+    }
+    Ok(result.verdict.exit_code())
+}
+
+/// The error conventions and semantics: the task's error functions, `--error-fn` and the
+/// `--property` file's, `--error-label`, `--assert`, the data model (`--data-model`, else
+/// the task's) and `--bitvector`.
+fn header_settings(
+    args: &Args,
+    task: &svcomp::task::Task,
+) -> Result<bp_c::header::HeaderSettings, Failure> {
+    let mut error_fns = task.error_fns.clone();
+    error_fns.extend(args.error_fn.iter().cloned());
+    if let Some(p) = &args.property {
+        let text = std::fs::read_to_string(p)
+            .with_context(|| p.display().to_string())
+            .map_err(input)?;
+        let fs = svcomp::property::parse_prp(&text)
+            .map_err(|e| input(anyhow::anyhow!("{}:{e}", p.display())))?;
+        error_fns.extend(fs);
+    }
+    error_fns.sort();
+    error_fns.dedup();
+    Ok(bp_c::header::HeaderSettings {
+        error_fns,
+        error_labels: args.error_label.clone(),
+        assert_is_error: args.assert,
+        sem: cir::smt::Semantics {
+            data_model: args.data_model.unwrap_or(task.data_model),
+            bitvector: args.bitvector,
+        },
+        sha256: None,
+    })
+}
+
+/// The predicates of `--preds` (none without it).
+fn initial_predicates(args: &Args, prog: &cir::Program) -> Result<PredicateSet, Failure> {
+    Ok(match &args.preds {
+        None => PredicateSet::default(),
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| p.display().to_string())
                 .map_err(input)?;
-            cir::pred::parse_predicates(&text, &p.display().to_string(), &prog).map_err(input)?
+            cir::pred::parse_predicates(&text, &p.display().to_string(), prog).map_err(input)?
         }
-    };
-    let cfg = slam_run::Config {
+    })
+}
+
+/// The loop's configuration from the command line.
+fn loop_config(
+    args: &Args,
+    settings: bp_c::header::HeaderSettings,
+    deadline: Option<Instant>,
+) -> slam_run::Config {
+    slam_run::Config {
         c2bp: c2bp::Options {
             cube_len: args.cube_len.0,
             enforce_len: args.enforce_len,
@@ -193,24 +263,33 @@ fn run(args: Args) -> Result<i32, Failure> {
         keep: args.keep.clone(),
         deadline,
         settings,
-    };
-    let file = task.c_file.display().to_string();
-    let winfo = args
-        .witness
-        .as_ref()
-        .map(|_| slam_run::witness::WitnessInfo {
-            program_file: file.clone(),
-            source: c_bytes.clone(),
-            data_model,
-            error_fns: cfg.settings.error_fns.clone(),
-            producer: format!("slam-run {}", env!("CARGO_PKG_VERSION")),
-        });
-    // The loop runs on a worker thread so that the time limit is a real one: when it passes,
-    // the verdict is UNKNOWN (timeout) whatever stage is running (kept files are written
-    // atomically, so they stay consistent).
+    }
+}
+
+/// What the worker thread runs the loop on.
+struct Work {
+    prog: cir::Program,
+    c_file: PathBuf,
+    c_bytes: Vec<u8>,
+    preds: PredicateSet,
+    cfg: slam_run::Config,
+    /// What a witness says besides the path, when one is asked for.
+    witness: Option<slam_run::witness::WitnessInfo>,
+}
+
+type LoopAnswer = Result<slam_run::RunResult, slam_run::RunError>;
+type WitnessAnswer = Result<String, slam_run::witness::WitnessError>;
+
+/// Runs the loop on a worker thread, so that the time limit is a real one: when it passes,
+/// the verdict is UNKNOWN (timeout) whatever stage is running (kept files are written
+/// atomically, so they stay consistent). The thread sends the loop's answer, then the
+/// witness (made after the verdict is sent: its time is not the verdict's).
+fn spawn_loop(
+    work: Work,
+    t0: Instant,
+) -> Result<(mpsc::Receiver<LoopAnswer>, mpsc::Receiver<WitnessAnswer>), Failure> {
     let (tx, rx) = mpsc::channel();
     let (wtx, wrx) = mpsc::channel();
-    let c_file = task.c_file.clone();
     std::thread::Builder::new()
         .name("slam-run".into())
         .stack_size(64 * 1024 * 1024)
@@ -230,105 +309,123 @@ fn run(args: Args) -> Result<i32, Failure> {
                     );
                 }
             };
+            let Work {
+                prog,
+                c_file,
+                c_bytes,
+                preds,
+                cfg,
+                witness,
+            } = work;
             let r = slam_run::run(&prog, &c_file, &c_bytes, preds, &cfg, &mut progress);
-            // The witness is made after the verdict is sent: its time is not the verdict's.
             let verdict_of = r
                 .as_ref()
                 .ok()
                 .map(|res| (res.verdict.clone(), res.abstraction.clone()));
             let _ = tx.send(r);
-            if let (Some((verdict, abstraction)), Some(info)) = (verdict_of, &winfo) {
-                let w = match (&verdict, &abstraction) {
-                    (slam_run::Verdict::False(cex), _) => {
-                        Ok(slam_run::witness::violation(&prog, cex, info))
-                    }
-                    (slam_run::Verdict::True, Some(bp)) => {
-                        slam_run::witness::loop_invariants(&prog, bp)
-                            .map(|invs| slam_run::witness::correctness(&invs, info))
-                    }
-                    _ => return,
-                };
+            if let (Some((verdict, abstraction)), Some(info)) = (verdict_of, &witness)
+                && let Some(w) = make_witness(&prog, &verdict, abstraction.as_deref(), info)
+            {
                 let _ = wtx.send(w);
             }
         })
         .map_err(|e| Failure(exit::INTERNAL, e.into()))?;
-    let received = match deadline {
+    Ok((rx, wrx))
+}
+
+/// The witness of a verdict: a violation witness for FALSE, a correctness witness for TRUE
+/// (from the Boolean program bebop proved safe); none otherwise.
+fn make_witness(
+    prog: &cir::Program,
+    verdict: &slam_run::Verdict,
+    abstraction: Option<&str>,
+    info: &slam_run::witness::WitnessInfo,
+) -> Option<WitnessAnswer> {
+    match (verdict, abstraction) {
+        (slam_run::Verdict::False(cex), _) => {
+            Some(Ok(slam_run::witness::violation(prog, cex, info)))
+        }
+        (slam_run::Verdict::True, Some(bp)) => Some(
+            slam_run::witness::loop_invariants(prog, bp)
+                .map(|invs| slam_run::witness::correctness(&invs, info)),
+        ),
+        _ => None,
+    }
+}
+
+/// The loop's answer, or `Err(true)` when the deadline passes first, `Err(false)` when the
+/// worker ends without one.
+fn wait_for_verdict(
+    rx: &mpsc::Receiver<LoopAnswer>,
+    deadline: Option<Instant>,
+) -> Result<LoopAnswer, bool> {
+    match deadline {
         Some(d) => rx
             .recv_timeout(d.saturating_duration_since(Instant::now()) + Duration::from_millis(50))
             .map_err(|e| matches!(e, mpsc::RecvTimeoutError::Timeout)),
         None => rx.recv().map_err(|_| false),
-    };
-    let result = match received {
-        Ok(r) => r.map_err(|e| Failure(exit::INTERNAL, e.into()))?,
-        Err(true) => {
-            println!("UNKNOWN (timeout)");
-            println!(
-                "summary: seconds={:.2} (stopped by --timeout)",
-                t0.elapsed().as_secs_f64()
-            );
-            if let Some(p) = &args.stats_json {
-                let doc = serde_json::json!({
-                    "format": "slam-run-stats/1",
-                    "file": file,
-                    "verdict": "UNKNOWN (timeout)",
-                    "seconds": t0.elapsed().as_secs_f64(),
-                });
-                std::fs::write(p, doc.to_string())
-                    .with_context(|| p.display().to_string())
-                    .map_err(input)?;
-            }
-            // The worker may be inside a long stage: leave without waiting for it.
-            std::process::exit(exit::UNKNOWN);
-        }
-        Err(false) => {
-            return Err(Failure(
-                exit::INTERNAL,
-                anyhow::anyhow!("the analysis thread stopped without an answer (a bug)"),
-            ));
-        }
-    };
-    println!("{}", result.verdict.line());
-    if let slam_run::Verdict::False(cex) = &result.verdict {
-        println!("counterexample (replayed on the concrete program):");
-        print!("{}", newton::counterexample_text(cex));
     }
-    println!("{}", result.summary());
-    if let Some(p) = &args.witness {
-        // The witness is made within the same time limit as the verdict.
-        let got = match deadline {
-            Some(d) => wrx.recv_timeout(d.saturating_duration_since(Instant::now())),
-            None => wrx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
-        };
-        let decided = matches!(
-            result.verdict,
-            slam_run::Verdict::True | slam_run::Verdict::False(_)
-        );
-        let why = match got {
-            Ok(Ok(w)) => {
-                std::fs::write(p, w)
-                    .with_context(|| p.display().to_string())
-                    .map_err(input)?;
-                None
-            }
-            Ok(Err(e)) => Some(e.to_string()),
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                Some("the time limit passed while it was being made".to_string())
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) if decided => {
-                Some("making it failed (a bug)".to_string())
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                Some("the verdict is not TRUE or FALSE".to_string())
-            }
-        };
-        if let Some(why) = why {
-            eprintln!("slam-run: no witness written to {}: {why}", p.display());
-        }
-    }
+}
+
+/// Prints `UNKNOWN (timeout)` with its summary and statistics and leaves at once: the worker
+/// may be inside a long stage.
+fn stop_at_timeout(args: &Args, file: &str, t0: Instant) -> Result<slam_run::RunResult, Failure> {
+    let verdict = slam_run::Verdict::Unknown(slam_run::UnknownReason::Timeout).line();
+    println!("{verdict}");
+    println!(
+        "summary: seconds={:.2} (stopped by --timeout)",
+        t0.elapsed().as_secs_f64()
+    );
     if let Some(p) = &args.stats_json {
-        std::fs::write(p, result.stats_json(&file))
+        let doc = serde_json::json!({
+            "format": "slam-run-stats/1",
+            "file": file,
+            "verdict": verdict,
+            "seconds": t0.elapsed().as_secs_f64(),
+        });
+        std::fs::write(p, doc.to_string())
             .with_context(|| p.display().to_string())
             .map_err(input)?;
     }
-    Ok(result.verdict.exit_code())
+    std::process::exit(exit::UNKNOWN);
+}
+
+/// Writes the witness to `path` if the worker makes it within the time limit of the verdict;
+/// otherwise says on stderr why there is none (the verdict stands).
+fn write_witness(
+    path: &Path,
+    wrx: &mpsc::Receiver<WitnessAnswer>,
+    deadline: Option<Instant>,
+    verdict: &slam_run::Verdict,
+) -> Result<(), Failure> {
+    let got = match deadline {
+        Some(d) => wrx.recv_timeout(d.saturating_duration_since(Instant::now())),
+        None => wrx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+    };
+    let decided = matches!(
+        verdict,
+        slam_run::Verdict::True | slam_run::Verdict::False(_)
+    );
+    let why = match got {
+        Ok(Ok(w)) => {
+            std::fs::write(path, w)
+                .with_context(|| path.display().to_string())
+                .map_err(input)?;
+            None
+        }
+        Ok(Err(e)) => Some(e.to_string()),
+        Err(mpsc::RecvTimeoutError::Timeout) => {
+            Some("the time limit passed while it was being made".to_string())
+        }
+        Err(mpsc::RecvTimeoutError::Disconnected) if decided => {
+            Some("making it failed (a bug)".to_string())
+        }
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            Some("the verdict is not TRUE or FALSE".to_string())
+        }
+    };
+    if let Some(why) = why {
+        eprintln!("slam-run: no witness written to {}: {why}", path.display());
+    }
+    Ok(())
 }

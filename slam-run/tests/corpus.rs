@@ -1,13 +1,12 @@
-//! slam-run on the SV-COMP corpus (issue 4, acceptance 2), the command with `--timeout 10` per
-//! task: never a wrong verdict (TRUE for a `false` task, FALSE for a `true` one) in any
-//! directory; every `locks` task correct. The counts of the other directories are printed
-//! (`make slam-table` prints the full table with the release build). Every FALSE verdict's
-//! violation witness (`--witness`) is checked: well-formed GraphML with the required keys and
-//! the program's hash, replayed on the concrete interpreter to the error (issue 6, acceptance
-//! 2); so is every TRUE verdict's correctness witness: its loop-head invariants proved
-//! inductive (what the checker does not handle — pointers, aggregates, a proof that needs more
-//! than a looping callee's entry invariant — is counted as not checked, with the reason). Skipped, saying so, when `../shared/corpus` is
-//! absent.
+//! slam-run on the SV-COMP corpus, the command with `--timeout 10` per task: never a wrong verdict
+//! (TRUE for a `false` task, FALSE for a `true` one) in any directory; every `locks` task correct.
+//! The counts of the other directories are printed (`make slam-table` prints the full table with
+//! the release build). Every FALSE verdict's violation witness (`--witness`) is checked:
+//! well-formed GraphML with the required keys and the program's hash, replayed on the concrete
+//! interpreter to the error; so is every TRUE verdict's correctness witness: its loop-head
+//! invariants proved inductive (what the checker does not handle — pointers, aggregates, a proof
+//! that needs more than a looping callee's entry invariant — is counted as not checked, with the
+//! reason). Skipped, saying so, when `../shared/corpus` is absent.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

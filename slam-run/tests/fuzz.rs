@@ -1,4 +1,4 @@
-//! End-to-end soundness fuzz test of `slam-run` (issue 4, acceptance 3): owns the ground truth
+//! End-to-end soundness fuzz test of `slam-run`: owns the ground truth
 //! by exhaustive concrete execution ([`explore`]), the comparison of `slam_run::run`'s verdicts
 //! with it for cube lengths 1, 3 and `inf`, and the summary. The programs come from
 //! `fuzz/gen.rs`.
@@ -10,9 +10,9 @@
 //! error-reaching run, is skipped (counted).
 //!
 //! Each `slam_run::run` (cube lengths 1, 3, `inf`; `--constrain` lazy, eager and off in turn
-//! over the programs and cube lengths — issue 5, acceptance 5; at most 30 iterations; the
-//! default options otherwise) runs in a child process, this test binary re-run on [`fuzz_child`] alone,
-//! killed when its time is up: the loop checks its deadline only between stages, and one
+//! over the programs and cube lengths, so that each way of handling NDF is exercised; at most
+//! 30 iterations; the default options otherwise) runs in a child process, this test binary
+//! re-run on [`fuzz_child`] alone, killed when its time is up: the loop checks its deadline only between stages, and one
 //! abstraction of an unlucky program can take minutes.
 //!
 //! Soundness: `TRUE` on a program with an error-reaching run, or `FALSE` on one without, is a
@@ -236,7 +236,7 @@ fn explore(prog: &Program, text: &str) -> Truth {
 
 /// The generator's seed of candidate `attempt` of program `n`.
 fn seed(n: usize, attempt: u64) -> u64 {
-    let mut r = generator::Rng::new((n as u64) << 8 | attempt);
+    let mut r = bp_testkit::prng::SplitMix64::new((n as u64) << 8 | attempt);
     r.next_u64()
 }
 

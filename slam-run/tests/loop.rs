@@ -1,6 +1,5 @@
-//! The refinement loop end to end (issue 4, acceptance 1 and 7): the Lazy Abstraction paper's
-//! locking example and its mutants, through the library and through the `slam-run` command,
-//! and the command's answers to bad input.
+//! The refinement loop end to end: the Lazy Abstraction paper's locking example and its mutants,
+//! through the library and through the `slam-run` command, and the command's answers to bad input.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -65,10 +64,10 @@ fn funlock_is_safe_with_the_papers_predicates() {
     assert!(r.predicates.len() <= 8, "{} predicates", r.predicates.len());
 }
 
-/// Mutants (a)–(c) of `seed-digest.md`, made from `examples/c/funlock.c` by one edit each:
-/// (a) deletes `new++`, (b) deletes `got_lock++`, (c) replaces `if (got_lock)` by a
-/// nondeterministic test. The digest calls (b) safe, but its right loop can `lock()` and leave
-/// it held, and the left loop then locks again: a real double acquire, which the replayed
+/// Three mutants of `examples/c/funlock.c` (the Lazy Abstraction paper's locking example), one
+/// edit each: (a) deletes `new++`, (b) deletes `got_lock++`, (c) replaces `if (got_lock)` by a
+/// nondeterministic test. (b) looks safe, but its right loop can `lock()` and leave it held,
+/// and the left loop then locks again: a real double acquire, which the replayed
 /// counterexample shows. All three are FALSE.
 #[test]
 fn funlock_mutants_are_false_with_replayed_counterexamples() {

@@ -1,8 +1,8 @@
-//! The NDF suite (issue 5, acceptance 1–3): programs on which refinement by new predicates
-//! alone stops making a difference — `--constrain off` really ends `UNKNOWN (no difference
-//! found)`, checked — and `lazy` proves them (TRUE), through the library. Each has a mutant
-//! with a reachable error (one checked edit of its text) that is FALSE, with a counterexample
-//! replayed on the concrete interpreter, in every mode (off, lazy, eager).
+//! The NDF suite: programs on which refinement by new predicates alone stops making a difference —
+//! `--constrain off` really ends `UNKNOWN (no difference found)`, checked — and `lazy` proves them
+//! (TRUE), through the library. Each has a mutant with a reachable error (one checked edit of its
+//! text) that is FALSE, with a counterexample replayed on the concrete interpreter, in every mode
+//! (off, lazy, eager).
 //!
 //! - `fig1.c`: the Constrain paper's Fig. 1 (transitivity), default options; the constraints
 //!   exclude the abstract state `x<y ∧ y<z ∧ ¬(x<z)`.
@@ -11,8 +11,9 @@
 //!   statement after the call relates the return temporary to the caller's predicates; with
 //!   the default options it is TRUE without constrain.
 //! - `branch.c`: bounds and their sum at cube length 1.
-//! - `step.c`: an increment after a comparison (the example of `slam-algorithms.md` §4; newton's
-//!   predicates make the lost state expressible, and the constraint is an `enforce`).
+//! - `step.c`: an increment after a comparison (from `x < y`, `x = x + 1` leads to `x <= y`,
+//!   which the Cartesian abstraction loses; newton's predicates make the lost state
+//!   expressible, and the constraint is an `enforce`).
 //! - `alias.c`: the same increment through a pointer, at cube length 1: a clause on the
 //!   assignment relating the state before it (`p == &y`, `x <= y`) to the state after it
 //!   (`x < y`), which no `enforce` expresses; and a clause on an `assume` whose condition
@@ -68,7 +69,7 @@ fn ndf_then_true(name: &str, cube_len: Option<usize>) -> slam_run::RunResult {
     let text = std::fs::read_to_string(data(name)).expect("read");
     let off = run_text(name, &text, cube_len, ConstrainMode::Off);
     match &off.verdict {
-        Verdict::Unknown(r) if r.starts_with("no difference found") => {}
+        Verdict::Unknown(r) if r.is_no_difference() => {}
         v => panic!("{name}: --constrain off should reach NDF, got {}", v.line()),
     }
     let lazy = run_text(name, &text, cube_len, ConstrainMode::Lazy);

@@ -1,9 +1,8 @@
-//! Violation witnesses (issue 6 §2, acceptance 2) on the bundled examples and the NDF suite's
-//! mutants: slam-run's witness for each FALSE verdict checks (well-formed GraphML, required
-//! keys, the program's hash, replayed on the concrete interpreter to the error), and a witness
-//! that is wrong is refused — another program's hash, a changed input value, a missing key,
-//! broken XML, a path that does not reach the violation node. The corpus's FALSE tasks are
-//! checked by `corpus.rs`.
+//! Violation witnesses on the bundled examples and the NDF suite's mutants: slam-run's witness for
+//! each FALSE verdict checks (well-formed GraphML, required keys, the program's hash, replayed on
+//! the concrete interpreter to the error), and a witness that is wrong is refused — another
+//! program's hash, a changed input value, a missing key, broken XML, a path that does not reach the
+//! violation node. The corpus's FALSE tasks are checked by `corpus.rs`.
 
 use std::path::{Path, PathBuf};
 

@@ -33,5 +33,5 @@ if [ -n "$stats" ]; then
   printf '{"format":"slam-run-stats/1","iterations":[{},{},{}],"predicates":4,"constraints":%d,"constrain_calls":1,"ndf":1,"prover_queries":17}\n' "${#mode}" > "$stats"
 fi
 echo "$v"
-echo "summary: stand-in"
+echo "summary: iterations=3 predicates=4 seconds=0.01 (stand-in)"
 case "$v" in TRUE) exit 0 ;; FALSE*) exit 10 ;; *) exit 5 ;; esac

@@ -1,5 +1,6 @@
-//! The random C program generator of the soundness fuzz test (`../fuzz.rs`): owns the PRNG
-//! ([`Rng`], splitmix64) and the generator ([`program`]), nothing else.
+//! The random C program generator of the soundness fuzz test (`../fuzz.rs`): owns the generator
+//! ([`program`]), nothing else; its random choices come from the workspace's one PRNG,
+//! `bp_testkit::prng::SplitMix64`.
 //!
 //! Every program is small and over small domains, so that the concrete interpreter can run all
 //! of its executions: `unsigned char` and `_Bool` variables only, at most two
@@ -22,44 +23,7 @@
 //!
 //! Deterministic: the same seed gives the same text.
 
-/// splitmix64 (Steele, Lea, Flood 2014): tiny, fast and good enough for choosing programs.
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`; the modulo bias is irrelevant here).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + self.below(hi - lo + 1)
-    }
-
-    /// True with probability `num / den`.
-    pub fn chance(&mut self, num: usize, den: usize) -> bool {
-        self.below(den) < num
-    }
-
-    /// One element of a non-empty slice.
-    pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[self.below(xs.len())]
-    }
-}
+use bp_testkit::prng::SplitMix64;
 
 /// Small constants, and those where `unsigned char` arithmetic wraps.
 const CONSTS: &[u32] = &[0, 0, 1, 1, 1, 2, 2, 3, 3, 4, 5, 7, 128, 200, 254, 255, 255];
@@ -107,7 +71,7 @@ struct Scope {
 }
 
 struct Gen {
-    rng: Rng,
+    rng: SplitMix64,
     helpers: Vec<Helper>,
     /// `reach_error()` calls still to place among the statements.
     errors_left: usize,
@@ -126,7 +90,7 @@ struct Gen {
 /// The C text of the program of `seed`.
 pub fn program(seed: u64) -> String {
     let mut g = Gen {
-        rng: Rng::new(seed),
+        rng: SplitMix64::new(seed),
         helpers: Vec::new(),
         errors_left: 0,
         nondet_bools_left: 0,
@@ -161,7 +125,7 @@ impl Gen {
             globals.uwrite.push(name.clone());
             globals.addressable.push(name);
         }
-        if self.rng.chance(1, 2) {
+        if self.rng.chance(50) {
             out.push_str(&format!("_Bool h0 = {};\n", self.rng.below(2)));
             globals.bools.push("h0".into());
         }
@@ -172,7 +136,7 @@ impl Gen {
             let np = self.rng.range(1, 3);
             let (mut vals, mut ptrs) = (0, 0);
             for _ in 0..np {
-                if self.rng.chance(1, 2) {
+                if self.rng.chance(50) {
                     params.push(Param::Ptr(["p", "q", "r"][ptrs].to_string()));
                     ptrs += 1;
                 } else {
@@ -180,7 +144,7 @@ impl Gen {
                     vals += 1;
                 }
             }
-            let ret_bool = self.rng.chance(1, 3);
+            let ret_bool = self.rng.chance(33);
             self.helpers.push(Helper {
                 name: format!("f{k}"),
                 params,
@@ -217,7 +181,7 @@ impl Gen {
                     formals.push(format!("unsigned char {x}"));
                     sc.uread.push(x.clone());
                     // An assigned formal (cir copies it at entry).
-                    if self.rng.chance(1, 4) {
+                    if self.rng.chance(25) {
                         sc.uwrite.push(x.clone());
                     }
                 }
@@ -237,7 +201,7 @@ impl Gen {
             sc.uwrite.push(t.clone());
             sc.addressable.push(t);
         }
-        if self.rng.chance(1, 3) {
+        if self.rng.chance(33) {
             let init = self.rng.below(2);
             self.decls.push(format!("_Bool e0 = {init};"));
             sc.bools.push("e0".into());
@@ -294,12 +258,12 @@ impl Gen {
             sc.uwrite.push(y.clone());
             sc.addressable.push(y);
         }
-        if self.rng.chance(1, 2) {
+        if self.rng.chance(50) {
             let init = self.rng.below(2);
             self.decls.push(format!("_Bool d0 = {init};"));
             sc.bools.push("d0".into());
         }
-        if self.rng.chance(1, 2) {
+        if self.rng.chance(50) {
             let target = self.rng.pick(&sc.addressable).clone();
             self.decls.push(format!("unsigned char *w = &{target};"));
             sc.uread.push("*w".into());
@@ -330,7 +294,7 @@ impl Gen {
 
     /// The initialiser of a local: a constant, or (sometimes) a value in scope.
     fn init_value(&mut self, sc: &Scope) -> String {
-        if !sc.uread.is_empty() && self.rng.chance(1, 4) {
+        if !sc.uread.is_empty() && self.rng.chance(25) {
             self.rng.pick(&sc.uread).clone()
         } else {
             self.rng.pick(CONSTS).to_string()
@@ -359,7 +323,7 @@ impl Gen {
                 }
                 6..=7 if !sc.bools.is_empty() => {
                     let b = self.rng.pick(&sc.bools).clone();
-                    if self.nondet_bools_left > 0 && self.rng.chance(1, 3) {
+                    if self.nondet_bools_left > 0 && self.rng.chance(33) {
                         self.nondet_bools_left -= 1;
                         out.push_str(&format!("{ind}{b} = __VERIFIER_nondet_bool();\n"));
                     } else {
@@ -372,7 +336,7 @@ impl Gen {
                     out.push_str(&format!("{ind}if ({c}) {{\n"));
                     let n = self.rng.range(1, 2);
                     self.stmts(out, sc, n, depth + 1, nest + 1);
-                    if self.rng.chance(1, 2) {
+                    if self.rng.chance(50) {
                         out.push_str(&format!("{ind}}} else {{\n"));
                         let n = self.rng.range(1, 2);
                         self.stmts(out, sc, n, depth + 1, nest + 1);
@@ -387,13 +351,13 @@ impl Gen {
                     // A constant bound, or an input (read-only, at most 4).
                     let inputs: Vec<&String> =
                         sc.uread.iter().filter(|v| v.starts_with('x')).collect();
-                    let bound = if !inputs.is_empty() && self.rng.chance(1, 4) {
+                    let bound = if !inputs.is_empty() && self.rng.chance(25) {
                         (*self.rng.pick(&inputs)).clone()
                     } else {
                         self.rng.range(1, 3).to_string()
                     };
                     // `i != K` terminates too: `i` counts up from 0 to `K <= 3`.
-                    let op = if self.rng.chance(1, 5) { "!=" } else { "<" };
+                    let op = if self.rng.chance(20) { "!=" } else { "<" };
                     out.push_str(&format!("{ind}for ({i} = 0; {i} {op} {bound}; {i}++) {{\n"));
                     let mut inner = sc.clone();
                     inner.uread.push(i);
@@ -405,10 +369,10 @@ impl Gen {
                 13..=14 if !sc.callees.is_empty() => {
                     let k = *self.rng.pick(&sc.callees);
                     let call = self.call(sc, k);
-                    if self.helpers[k].ret_bool && !sc.bools.is_empty() && self.rng.chance(2, 3) {
+                    if self.helpers[k].ret_bool && !sc.bools.is_empty() && self.rng.chance(67) {
                         let b = self.rng.pick(&sc.bools).clone();
                         out.push_str(&format!("{ind}{b} = {call};\n"));
-                    } else if self.rng.chance(4, 5) {
+                    } else if self.rng.chance(80) {
                         let lv = self.rng.pick(&sc.uwrite).clone();
                         out.push_str(&format!("{ind}{lv} = {call};\n"));
                     } else {
@@ -429,7 +393,7 @@ impl Gen {
                     let c = self.cond(sc, 0);
                     out.push_str(&format!("{ind}if ({c}) break;\n"));
                 }
-                18 if nest > 0 && self.rng.chance(1, 3) => {
+                18 if nest > 0 && self.rng.chance(33) => {
                     let c = self.cond(sc, 0);
                     let v = if sc.in_main {
                         "0".to_string()
@@ -453,7 +417,7 @@ impl Gen {
             match p {
                 Param::Val(_) => args.push(self.uexpr(sc)),
                 Param::Ptr(_) => {
-                    if !sc.ptrs.is_empty() && self.rng.chance(1, 3) {
+                    if !sc.ptrs.is_empty() && self.rng.chance(33) {
                         args.push(self.rng.pick(&sc.ptrs).clone());
                     } else {
                         let t = self.rng.pick(&sc.addressable).clone();
@@ -467,7 +431,7 @@ impl Gen {
 
     /// An `unsigned char` value or constant.
     fn atom(&mut self, sc: &Scope) -> String {
-        if sc.uread.is_empty() || self.rng.chance(1, 4) {
+        if sc.uread.is_empty() || self.rng.chance(25) {
             self.rng.pick(CONSTS).to_string()
         } else {
             self.rng.pick(&sc.uread).clone()
@@ -526,7 +490,7 @@ impl Gen {
     /// A comparison (`int` arithmetic after promotion).
     fn comparison(&mut self, sc: &Scope) -> String {
         let op = *self.rng.pick(&["==", "==", "!=", "<", "<=", ">", ">="]);
-        let a = if self.rng.chance(1, 4) {
+        let a = if self.rng.chance(25) {
             // Promoted: no wrap-around here.
             let x = self.var_atom(sc);
             let c = self.rng.pick(&[1, 2, 255]);
@@ -535,7 +499,7 @@ impl Gen {
         } else {
             self.var_atom(sc)
         };
-        let b = if self.rng.chance(1, 2) {
+        let b = if self.rng.chance(50) {
             self.rng.pick(CMP_CONSTS).to_string()
         } else {
             self.atom(sc)

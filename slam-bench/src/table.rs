@@ -1,0 +1,209 @@
+//! The per-task table (`slam-bench table`, behind `make slam-table`): `slam-run` once on every
+//! task of the sets, one task at a time (steady times), each run as [`runner::run_captured`]
+//! runs a pair. One row per task — the task, its expected verdict, `slam-run`'s verdict line,
+//! whether it is correct, the iterations, final predicates and seconds of `slam-run`'s summary
+//! line, and the run's CPU seconds — then, per set, the correct and wrong verdicts.
+//!
+//! A verdict is `correct` when it is the expected one, `WRONG` when it is TRUE or FALSE and not
+//! the expected one (also when the task expects nothing), `unknown` otherwise.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::BenchError;
+use crate::config::Config;
+use crate::runner::{self, Captured, RunOptions};
+use crate::tasks::Task;
+
+/// How the table's runs are made.
+#[derive(Debug, Clone)]
+pub struct TableOptions {
+    /// The `slam-run` executable.
+    pub slam_run: PathBuf,
+    /// Seconds per task (`slam-run --timeout`; the runner's CPU-time limit is a little more).
+    pub cpu_limit: f64,
+    /// Options added to every `slam-run` command.
+    pub slam_args: Vec<String>,
+}
+
+/// The header line of the table.
+pub fn header() -> String {
+    row_text(&[
+        "task", "expect", "verdict", "result", "iters", "preds", "wall-s", "cpu-s",
+    ])
+}
+
+/// The columns, aligned.
+fn row_text(c: &[&str; 8]) -> String {
+    format!(
+        "{:<44} {:<6} {:<22} {:<7} {:>5} {:>6} {:>8} {:>8}",
+        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]
+    )
+}
+
+/// What a verdict line counts as against the expected verdict: `correct`, `WRONG` or
+/// `unknown` (see the module doc).
+pub fn result(verdict: &str, expected: Option<bool>) -> &'static str {
+    let judge = |said_safe: bool| {
+        if expected == Some(said_safe) {
+            "correct"
+        } else {
+            "WRONG"
+        }
+    };
+    if verdict == "TRUE" {
+        judge(true)
+    } else if verdict.starts_with("FALSE") {
+        judge(false)
+    } else {
+        "unknown"
+    }
+}
+
+/// The value after the last `key=` of `slam-run`'s summary line, as far as it is made of
+/// `chars` (`None` without a summary line or the key).
+fn summary_value(stdout: &str, key: &str, chars: fn(char) -> bool) -> Option<String> {
+    let line = stdout.lines().find(|l| l.starts_with("summary:"))?;
+    let pattern = format!("{key}=");
+    let at = line.rfind(&pattern)? + pattern.len();
+    Some(line[at..].chars().take_while(|&c| chars(c)).collect())
+}
+
+/// The table row of a task's run.
+pub fn row(task: &Task, run: &Captured) -> String {
+    let verdict = run.stdout.lines().next().unwrap_or("");
+    let expected = match task.expected {
+        Some(true) => "true",
+        Some(false) => "false",
+        None => "",
+    };
+    let digits = |c: char| c.is_ascii_digit();
+    let decimal = |c: char| c.is_ascii_digit() || c == '.';
+    let field = |v: Option<String>| v.filter(|v| !v.is_empty()).unwrap_or_else(|| "-".into());
+    let iters = field(summary_value(&run.stdout, "iterations", digits));
+    let preds = field(summary_value(&run.stdout, "predicates", digits));
+    let wall = field(summary_value(&run.stdout, "seconds", decimal));
+    let cpu = format!("{:.2}", run.row.end.cpu_seconds);
+    row_text(&[
+        &task.id,
+        expected,
+        verdict,
+        result(verdict, task.expected),
+        &iters,
+        &preds,
+        &wall,
+        &cpu,
+    ])
+}
+
+/// Correct and wrong verdicts of one set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SetCount {
+    /// The set.
+    pub set: String,
+    /// Tasks.
+    pub total: usize,
+    /// Correct verdicts.
+    pub correct: usize,
+    /// Wrong verdicts.
+    pub wrong: usize,
+}
+
+/// Runs `slam-run` on every task, in order, writing the header and each row to `out` as it
+/// finishes; returns the counts per set, in the order the sets first appear.
+pub fn run_table(
+    tasks: &[Task],
+    opts: &TableOptions,
+    out: &mut dyn Write,
+) -> Result<Vec<SetCount>, BenchError> {
+    let scratch = std::env::temp_dir().join(format!("slam-bench-table-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).map_err(|e| BenchError::io(&scratch, e))?;
+    let run_opts = RunOptions {
+        slam_run: opts.slam_run.clone(),
+        jobs: 1,
+        cpu_limit: opts.cpu_limit,
+        mem_limit_mib: 0,
+        out_dir: scratch.clone(),
+        resume: false,
+        shard: None,
+        progress: false,
+    };
+    let config = Config {
+        name: "table".into(),
+        args: opts.slam_args.clone(),
+    };
+    let io = |e| BenchError::Io("stdout".into(), e);
+    writeln!(out, "{}", header()).map_err(io)?;
+    let mut counts: Vec<SetCount> = Vec::new();
+    for (k, task) in tasks.iter().enumerate() {
+        let run = runner::run_captured(task, &config, &run_opts, &scratch, k);
+        let line = row(task, &run);
+        writeln!(out, "{line}").map_err(io)?;
+        out.flush().map_err(io)?;
+        let verdict = run.stdout.lines().next().unwrap_or("");
+        let i = match counts.iter().position(|c| c.set == task.set) {
+            Some(i) => i,
+            None => {
+                counts.push(SetCount {
+                    set: task.set.clone(),
+                    ..SetCount::default()
+                });
+                counts.len() - 1
+            }
+        };
+        let c = &mut counts[i];
+        c.total += 1;
+        match result(verdict, task.expected) {
+            "correct" => c.correct += 1,
+            "WRONG" => c.wrong += 1,
+            _ => {}
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(counts)
+}
+
+/// The lines after the table: the options, and per set the correct and wrong verdicts.
+pub fn footer(counts: &[SetCount], opts: &TableOptions) -> String {
+    let options = if opts.slam_args.is_empty() {
+        "(defaults)".to_string()
+    } else {
+        opts.slam_args.join(" ")
+    };
+    let mut s = format!("\noptions: {options}\n");
+    for c in counts {
+        s.push_str(&format!(
+            "{:<28} {:>3}/{:<3} correct, {} wrong (limit {} s per task)\n",
+            c.set, c.correct, c.total, c.wrong, opts.cpu_limit
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_and_summary_values() {
+        assert_eq!(result("TRUE", Some(true)), "correct");
+        assert_eq!(result("TRUE", None), "WRONG");
+        assert_eq!(result("FALSE(unreach-call)", Some(false)), "correct");
+        assert_eq!(result("FALSE(unreach-call)", Some(true)), "WRONG");
+        assert_eq!(result("UNKNOWN (timeout)", Some(true)), "unknown");
+        assert_eq!(result("", None), "unknown");
+        let out = "TRUE\nsummary: iterations=11 predicates=30 seconds=0.38 (c2bp 0.10, bebop \
+                   0.01, newton 0.20)\n";
+        let digits = |c: char| c.is_ascii_digit();
+        assert_eq!(
+            summary_value(out, "iterations", digits).as_deref(),
+            Some("11")
+        );
+        assert_eq!(
+            summary_value(out, "seconds", |c| c.is_ascii_digit() || c == '.').as_deref(),
+            Some("0.38")
+        );
+        let timeout = "UNKNOWN (timeout)\nsummary: seconds=10.05 (stopped by --timeout)\n";
+        assert_eq!(summary_value(timeout, "iterations", digits), None);
+    }
+}

@@ -1,0 +1,461 @@
+//! The refinement loop, SLAM's as the Constrain paper (TACAS'04) summarises it in §2, with its
+//! answer to NDF in §3.3 and §4:
+//!
+//! ```text
+//! predicates := initial set (--preds, and the conditions that guard the error)
+//! loop { abstract: c2bp → check: bebop → safe: TRUE
+//!        refine: newton on bebop's trace → feasible (replayed): FALSE with the counterexample
+//!        infeasible → new predicates; none new, or the same C path again: NDF
+//!        at NDF: constrain the Boolean program along the trace, check again }
+//! ```
+//!
+//! [`run`] is that loop; one helper per stage ([`Cegar::abstract_program`], [`Cegar::check`],
+//! [`Cegar::refine`], [`Cegar::constrain`]) runs the tool, times it into the round's
+//! [`Iteration`] record and keeps its files ([`crate::keep`]). The deadline is checked between
+//! stages.
+
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use bp_c::trace::CStep;
+use bp_grammar::trace::Trace;
+use cir::Program;
+use cir::ir::EdgeId;
+use cir::pointsto::PointsTo;
+use cir::pred::PredicateSet;
+
+use crate::config::Config;
+use crate::error::RunError;
+use crate::keep::{Keep, KeptRound, round_file};
+use crate::stats::{Iteration, IterationOutcome, RunResult};
+use crate::verdict::{UnknownReason, Verdict};
+
+/// Progress reports (the command prints them on stderr for long runs).
+#[derive(Debug, Clone, Copy)]
+pub struct Progress<'a> {
+    /// Iteration.
+    pub iteration: usize,
+    /// Predicates.
+    pub predicates: usize,
+    /// The stage starting (`c2bp`, `bebop`, `newton`, `constrain`).
+    pub stage: &'a str,
+}
+
+/// Runs the loop on a lowered program. `c_file` and `c_bytes` are recorded in each `.bp`
+/// header; `preds` is the initial predicate set (with the error guards added when
+/// [`Config::guard_preds`]).
+pub fn run(
+    prog: &Program,
+    c_file: &Path,
+    c_bytes: &[u8],
+    preds: PredicateSet,
+    cfg: &Config,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<RunResult, RunError> {
+    let t0 = Instant::now();
+    let mut cegar = Cegar::new(prog, c_file, c_bytes, preds, cfg, progress)?;
+    let verdict = cegar.until_verdict()?;
+    Ok(RunResult {
+        verdict,
+        iterations: cegar.iterations,
+        predicates: cegar.preds,
+        constraints: cegar.constraints,
+        seconds: t0.elapsed().as_secs_f64(),
+        abstraction: cegar.proved,
+    })
+}
+
+/// How a round ended.
+enum Round {
+    /// With the run's verdict.
+    Done(Verdict),
+    /// Newton found new predicates: the next iteration abstracts again.
+    Refined,
+    /// Constrain patched the Boolean program: bebop checks it again.
+    Constrained,
+}
+
+/// The Boolean program of a round, and the files it was made from.
+struct Abstraction {
+    /// Iteration.
+    index: usize,
+    /// Constrain alternation (0: the program c2bp wrote).
+    alternation: usize,
+    /// The program's canonical text.
+    text: String,
+    /// Its parse (the positions of bebop's traces are those of `text`).
+    bp: bp_grammar::ast::Program,
+    /// The kept predicate file of the iteration.
+    preds_file: Option<PathBuf>,
+    /// c2bp's own output, kept when constraints were re-applied to it.
+    c2bp_file: Option<PathBuf>,
+}
+
+impl Abstraction {
+    /// The name of this round's file with extension `ext`.
+    fn file(&self, ext: &str) -> String {
+        round_file(self.index, self.alternation, ext)
+    }
+
+    /// Prints the program patched by constrain and re-reads it from that text (so the trace
+    /// bebop gives points into the text that is kept).
+    fn reprint(&mut self) -> Result<(), RunError> {
+        let text = bp_grammar::print::print(&self.bp);
+        self.bp = bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default())
+            .map_err(|d| {
+                RunError::Internal(format!(
+                    "the program with constrain's constraints does not check: {}",
+                    d.first().map(|d| d.message.clone()).unwrap_or_default()
+                ))
+            })?;
+        self.text = text;
+        Ok(())
+    }
+}
+
+/// Bebop's error trace, and the file it is kept in.
+type KeptTrace = (Box<Trace>, Option<PathBuf>);
+
+/// The state of the loop across iterations.
+struct Cegar<'r> {
+    prog: &'r Program,
+    cfg: &'r Config,
+    progress: &'r mut dyn FnMut(Progress<'_>),
+    pts: PointsTo,
+    preds: PredicateSet,
+    /// The `.bp` header's sources (the predicate file is set per iteration).
+    sources: bp_c::header::Sources,
+    c2bp_opts: c2bp::Options,
+    cache: c2bp::Cache,
+    newton_opts: newton::Options,
+    constrain_opts: constrain::Options,
+    max_alternations: usize,
+    /// The C paths of earlier traces (a recurring one is NDF).
+    seen: HashSet<Vec<(EdgeId, u32)>>,
+    /// The constraints of earlier NDFs, re-applied to every later abstraction.
+    constraints: Vec<constrain::Constraint>,
+    keep: Keep,
+    iterations: Vec<Iteration>,
+    /// The Boolean program bebop proved safe.
+    proved: Option<String>,
+}
+
+impl<'r> Cegar<'r> {
+    /// The loop's state before the first iteration: the error guards added to the predicates,
+    /// the points-to analysis done once, the keep directory created.
+    fn new(
+        prog: &'r Program,
+        c_file: &Path,
+        c_bytes: &[u8],
+        mut preds: PredicateSet,
+        cfg: &'r Config,
+        progress: &'r mut dyn FnMut(Progress<'_>),
+    ) -> Result<Cegar<'r>, RunError> {
+        if cfg.guard_preds {
+            cir::pred::merge_into(&mut preds, cir::pred::guard_predicates(prog));
+        }
+        let pts = PointsTo::analyze(prog);
+        let keep = Keep::create(cfg, c_file)?;
+        let errors = cfg.settings.error_entry();
+        let sources = bp_c::header::Sources {
+            c_path: c_file.display().to_string(),
+            c_sha256: bp_c::header::sha256_hex(c_bytes),
+            preds_path: None,
+            extra: if errors.is_empty() {
+                Vec::new()
+            } else {
+                vec![("error".to_string(), errors)]
+            },
+        };
+        let (max_constraints, max_alternations) = cfg.constrain.limits();
+        Ok(Cegar {
+            prog,
+            cfg,
+            progress,
+            pts,
+            preds,
+            sources,
+            c2bp_opts: cfg.c2bp_options(),
+            cache: c2bp::Cache::default(),
+            newton_opts: newton::Options {
+                sem: cfg.c2bp.sem,
+                rlimit: cfg.c2bp.rlimit,
+            },
+            constrain_opts: constrain::Options {
+                sem: cfg.c2bp.sem,
+                rlimit: cfg.c2bp.rlimit,
+                max_constraints,
+            },
+            max_alternations,
+            seen: HashSet::new(),
+            constraints: Vec::new(),
+            keep,
+            iterations: Vec::new(),
+            proved: None,
+        })
+    }
+
+    /// The loop: abstract, then rounds of check and refine on that abstraction until a
+    /// verdict, new predicates (the next iteration) or the limits.
+    fn until_verdict(&mut self) -> Result<Verdict, RunError> {
+        for i in 0..self.cfg.max_iterations {
+            if self.cfg.timed_out() {
+                return Ok(Verdict::Unknown(UnknownReason::Timeout));
+            }
+            let mut it = Iteration::new(i, self.preds.len(), 0);
+            let mut abs = self.abstract_program(i, &mut it)?;
+            loop {
+                let end = self.round(&mut abs, &mut it);
+                self.iterations.push(std::mem::take(&mut it));
+                match end? {
+                    Round::Done(verdict) => return Ok(verdict),
+                    Round::Refined => break,
+                    Round::Constrained => {
+                        it = Iteration::new(i, self.preds.len(), abs.alternation);
+                    }
+                }
+            }
+        }
+        Ok(Verdict::Unknown(UnknownReason::Iterations))
+    }
+
+    /// One round on the Boolean program `abs`: check it; refine with its error trace; when
+    /// the refinement makes no difference (NDF), constrain `abs` along the trace.
+    fn round(&mut self, abs: &mut Abstraction, it: &mut Iteration) -> Result<Round, RunError> {
+        let bp_file = self.keep.write(&abs.file("bp"), || &abs.text)?;
+        if self.cfg.timed_out() {
+            return Ok(Round::Done(Verdict::Unknown(UnknownReason::Timeout)));
+        }
+        let Some((trace, trace_file)) = self.check(abs, it)? else {
+            it.outcome = IterationOutcome::Safe;
+            self.proved = Some(abs.text.clone());
+            return Ok(Round::Done(Verdict::True));
+        };
+        let path = self.c_path(abs, &trace, it)?;
+        let kept = self.record_check(abs, bp_file, trace_file)?;
+        if self.cfg.timed_out() {
+            return Ok(Round::Done(Verdict::Unknown(UnknownReason::Timeout)));
+        }
+        let refutation = match self.refine(abs, &path, it)? {
+            ControlFlow::Break(verdict) => return Ok(Round::Done(verdict)),
+            ControlFlow::Continue(r) => r,
+        };
+        let recurs = !self.seen.insert(path_key(&path));
+        if !refutation.preds.is_empty() && !recurs {
+            cir::pred::merge_into(&mut self.preds, refutation.preds);
+            return Ok(Round::Refined);
+        }
+        // NDF: new predicates no longer help.
+        it.ndf = true;
+        tracing::info!(
+            iteration = abs.index,
+            recurs,
+            alternation = abs.alternation,
+            "no difference found: the refinement does not change the abstraction"
+        );
+        if abs.alternation >= self.max_alternations || self.cfg.timed_out() {
+            return Ok(Round::Done(Verdict::Unknown(if self.cfg.timed_out() {
+                UnknownReason::Timeout
+            } else {
+                UnknownReason::NoDifferenceFound
+            })));
+        }
+        self.constrain(abs, &trace, kept.as_ref(), it)
+    }
+
+    /// Reports that `stage` of iteration `index` starts.
+    fn report(&mut self, index: usize, stage: &str) {
+        (self.progress)(Progress {
+            iteration: index,
+            predicates: self.preds.len(),
+            stage,
+        });
+    }
+
+    /// Abstract: c2bp on the current predicates (with the answers of earlier abstractions in
+    /// the cache), then the constraints found at earlier NDFs re-applied to the regenerated
+    /// program.
+    fn abstract_program(
+        &mut self,
+        index: usize,
+        it: &mut Iteration,
+    ) -> Result<Abstraction, RunError> {
+        self.report(index, "c2bp");
+        let preds_file = self.keep.write(&round_file(index, 0, "preds"), || {
+            cir::pred::predicate_file_text(&self.preds)
+        })?;
+        let sources = bp_c::header::Sources {
+            preds_path: preds_file.as_ref().map(|p| p.display().to_string()),
+            ..self.sources.clone()
+        };
+        let t = Instant::now();
+        let out = c2bp::abstract_program_cached(
+            self.prog,
+            &self.preds,
+            &self.c2bp_opts,
+            &sources,
+            &mut self.cache,
+        )
+        .map_err(|e| RunError::Internal(e.to_string()))?;
+        it.c2bp_seconds = t.elapsed().as_secs_f64();
+        it.prover_queries = out.prover.queries;
+        // c2bp's text is canonical and `out.program` is its parse (same positions).
+        let mut abs = Abstraction {
+            index,
+            alternation: 0,
+            text: out.text,
+            bp: out.program,
+            preds_file,
+            c2bp_file: None,
+        };
+        // With constraints re-applied, the kept `iterNNN.bp` is the patched program and
+        // c2bp's own output is kept as `iterNNN.c2bp.bp` (so that re-running the kept c2bp
+        // command does not overwrite the program the trace belongs to).
+        if !self.constraints.is_empty() && constrain::apply(&mut abs.bp, &self.constraints) > 0 {
+            abs.c2bp_file = self.keep.write(&abs.file("c2bp.bp"), || &abs.text)?;
+            abs.reprint()?;
+        }
+        Ok(abs)
+    }
+
+    /// Check: bebop on the Boolean program; its error trace, if any, with the file it is kept
+    /// in.
+    fn check(
+        &mut self,
+        abs: &Abstraction,
+        it: &mut Iteration,
+    ) -> Result<Option<KeptTrace>, RunError> {
+        self.report(abs.index, "bebop");
+        let t = Instant::now();
+        let opts = bebop::Options {
+            program_name: abs.file("bp"),
+            ..bebop::Options::default()
+        };
+        let outcome =
+            bebop::verify(&abs.bp, &opts).map_err(|e| RunError::Internal(e.to_string()))?;
+        it.bebop_seconds = t.elapsed().as_secs_f64();
+        let bebop::Verdict::Unsafe(trace) = outcome.verdict else {
+            return Ok(None);
+        };
+        let trace_file = self
+            .keep
+            .write(&abs.file("trace.json"), || trace.to_json())?;
+        Ok(Some((trace, trace_file)))
+    }
+
+    /// The C path bebop's trace follows, through calls and returns.
+    fn c_path(
+        &self,
+        abs: &Abstraction,
+        trace: &Trace,
+        it: &mut Iteration,
+    ) -> Result<Vec<CStep>, RunError> {
+        let path = bp_c::trace::c_path(self.prog, &abs.bp, trace)
+            .map_err(|e| RunError::Internal(format!("bebop's trace: {e}")))?;
+        it.path_len = path.len();
+        Ok(path)
+    }
+
+    /// Records in `commands.txt`, when files are kept, how to re-run the round's check; the
+    /// round's kept files.
+    fn record_check(
+        &mut self,
+        abs: &Abstraction,
+        bp_file: Option<PathBuf>,
+        trace_file: Option<PathBuf>,
+    ) -> Result<Option<KeptRound>, RunError> {
+        let kept = bp_file.zip(trace_file).map(|(bp, trace)| KeptRound {
+            index: abs.index,
+            alternation: abs.alternation,
+            preds: abs.preds_file.clone(),
+            c2bp: abs.c2bp_file.clone(),
+            bp,
+            trace,
+        });
+        if let Some(k) = &kept {
+            self.keep.record_check(k)?;
+        }
+        Ok(kept)
+    }
+
+    /// Refine: newton on the C path of the trace. A replayed counterexample or an undecided
+    /// path ends the run; an infeasible one gives newton's refutation.
+    fn refine(
+        &mut self,
+        abs: &Abstraction,
+        path: &[CStep],
+        it: &mut Iteration,
+    ) -> Result<ControlFlow<Verdict, Box<newton::Refutation>>, RunError> {
+        self.report(abs.index, "newton");
+        let t = Instant::now();
+        let res = newton::analyze(self.prog, &self.pts, &self.preds, path, &self.newton_opts);
+        it.newton_seconds = t.elapsed().as_secs_f64();
+        self.keep
+            .write(&abs.file("newton.json"), || newton::outcome_json(&res))?;
+        Ok(match res {
+            newton::Outcome::Feasible(cex) => {
+                it.outcome = IterationOutcome::Feasible;
+                ControlFlow::Break(Verdict::False(cex))
+            }
+            newton::Outcome::Unknown { reason } => {
+                it.outcome = IterationOutcome::Unknown;
+                ControlFlow::Break(Verdict::Unknown(UnknownReason::Newton(reason)))
+            }
+            newton::Outcome::Infeasible(r) => {
+                it.outcome = IterationOutcome::Infeasible;
+                it.new_predicates = r.preds.len();
+                ControlFlow::Continue(r)
+            }
+        })
+    }
+
+    /// Constrain (the Constrain paper, §3): the spurious transitions of the trace excluded
+    /// from `abs` with the predicates it has; the constraints are kept for every later
+    /// abstraction and bebop checks the patched program again.
+    fn constrain(
+        &mut self,
+        abs: &mut Abstraction,
+        trace: &Trace,
+        kept: Option<&KeptRound>,
+        it: &mut Iteration,
+    ) -> Result<Round, RunError> {
+        self.report(abs.index, "constrain");
+        let t = Instant::now();
+        let pass = constrain::analyze(self.prog, &self.pts, &abs.bp, trace, &self.constrain_opts)
+            .map_err(|e| RunError::Internal(format!("constrain: {e}")))?;
+        it.constrained = true;
+        it.constrain_seconds = t.elapsed().as_secs_f64();
+        it.constraints = pass.constraints.len();
+        self.keep.write(&abs.file("constraints.json"), || {
+            constrain::pass_json(&pass)
+        })?;
+        if let Some(k) = kept {
+            self.keep.record_constrain(k)?;
+        }
+        if pass.constraints.is_empty() {
+            return Ok(Round::Done(Verdict::Unknown(
+                UnknownReason::NoSpuriousTransition,
+            )));
+        }
+        if constrain::apply(&mut abs.bp, &pass.constraints) == 0 {
+            return Ok(Round::Done(Verdict::Unknown(
+                UnknownReason::ConstraintsDoNotApply,
+            )));
+        }
+        for c in pass.constraints {
+            if !self.constraints.contains(&c) {
+                self.constraints.push(c);
+            }
+        }
+        abs.reprint()?;
+        abs.alternation += 1;
+        Ok(Round::Constrained)
+    }
+}
+
+/// The key of an abstract path for recurrence: its C edges (an assume edge fixes the branch).
+fn path_key(path: &[CStep]) -> Vec<(EdgeId, u32)> {
+    path.iter().map(|s| (s.edge, s.depth)).collect()
+}
