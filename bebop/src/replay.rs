@@ -11,9 +11,9 @@
 //! last step is the error, in a state where it is one. It also checks the static fields of
 //! every step (procedure, position, labels, annotations, depth).
 
+use crate::concrete::PState;
 use crate::ids::{NodeId, ProcId};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind};
-use crate::trace::PState;
 use crate::vars::{Slot, Ver};
 use biodivine_lib_bdd::{Bdd, BddValuation};
 use bp_grammar::trace::{Step, StepKind, Trace, Valuation};
@@ -203,7 +203,7 @@ pub fn check_trace(m: &Model, tr: &Trace) -> Result<(), String> {
                 let targeted: Vec<Slot> = fr.call.targets.iter().flatten().copied().collect();
                 if let Some(r) = rel {
                     let mut b =
-                        r.and(&crate::trace::Concrete { m }.state_cube(p, &before, Ver::Cur));
+                        r.and(&crate::concrete::Concrete { m }.state_cube(p, &before, Ver::Cur));
                     for (j, t) in fr.call.targets.iter().enumerate() {
                         if let Some(s) = t {
                             b = b.and(&m.vars.lit(Slot::Ret(j as u32), Ver::Cur, after.get(*s)));
