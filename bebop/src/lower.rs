@@ -33,11 +33,11 @@ pub struct Model<'p> {
     pub prog: &'p Program,
     /// The BDD variable layout.
     pub vars: VarMap,
-    /// Procedures, in program order.
+    /// Procedures, in program order (indexed by [`ProcId`]).
     pub procs: Vec<ProcInfo<'p>>,
-    /// CFG nodes.
+    /// CFG nodes (indexed by [`NodeId`]).
     pub nodes: Vec<Node<'p>>,
-    /// CFG edges.
+    /// CFG edges (indexed by [`EdgeId`]).
     pub edges: Vec<Edge>,
     /// `main`.
     pub main: ProcId,
