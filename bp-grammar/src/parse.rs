@@ -162,35 +162,38 @@ enum Prev<'s> {
     Other,
 }
 
+/// The state of the pre-scan.
+struct Prescan<'s> {
+    src: &'s str,
+    /// The unsupported constructs found so far.
+    errs: Vec<Diagnostic>,
+    /// Open parentheses/brackets; for each level (plus the outermost), the prefix operators
+    /// still waiting for their operand at that level.
+    pending: Vec<usize>,
+    /// Open parentheses + pending prefix operators.
+    nesting: usize,
+    stmt_depth: usize,
+    max_nesting: usize,
+    max_stmt_depth: usize,
+    prev: Prev<'s>,
+}
+
 /// Scans the raw text for what must be rejected before the grammar runs (see the module doc).
 /// Too-deep nesting stops the scan at once; unsupported constructs are all collected. Returns
 /// the deepest parenthesis/negation nesting plus the deepest `if`/`while` nesting.
 fn prescan(src: &str) -> Result<usize, Vec<Diagnostic>> {
     let b = src.as_bytes();
     let n = b.len();
-    let mut errs = Vec::new();
-    // Open parentheses/brackets; for each level (plus the outermost), the prefix operators
-    // still waiting for their operand at that level.
-    let mut pending: Vec<usize> = vec![0];
-    let mut nesting = 0usize; // open parentheses + pending prefix operators
-    let mut stmt_depth = 0usize;
-    let (mut max_nesting, mut max_stmt_depth) = (0usize, 0usize);
-    let mut prev = Prev::Start;
-    let too_deep = |what: &str, limit: usize, start: usize, end: usize| {
-        vec![Diagnostic::error(
-            "too-deep",
-            format!("{what} nested deeper than {limit} levels"),
-            span_at(src, start, end),
-            src,
-        )]
+    let mut s = Prescan {
+        src,
+        errs: Vec::new(),
+        pending: vec![0],
+        nesting: 0,
+        stmt_depth: 0,
+        max_nesting: 0,
+        max_stmt_depth: 0,
+        prev: Prev::Start,
     };
-    // An operand ended at the current level: its prefix operators are complete.
-    fn operand_done(pending: &mut [usize], nesting: &mut usize) {
-        if let Some(top) = pending.last_mut() {
-            *nesting -= *top;
-            *top = 0;
-        }
-    }
     let mut i = 0;
     while i < n {
         let c = b[i];
@@ -206,154 +209,179 @@ fn prescan(src: &str) -> Result<usize, Vec<Diagnostic>> {
             b'/' if next == Some(b'*') => {
                 i = find(b, i + 2, b"*/").map_or(n, |p| p + 2);
             }
-            b'{' => {
-                let close = b[i + 1..]
-                    .iter()
-                    .position(|&c| matches!(c, b'{' | b'}' | b'\n' | b'\r'))
-                    .map(|p| i + 1 + p);
-                match close {
-                    Some(j) if b[j] == b'}' && j > i + 1 => {
-                        operand_done(&mut pending, &mut nesting);
-                        prev = Prev::Word("{}");
-                        i = j + 1;
-                    }
-                    _ => {
-                        prev = Prev::Other;
-                        i += 1;
-                    }
-                }
-            }
+            b'{' => i = s.escaped_name(i),
             b'(' | b'[' => {
-                pending.push(0);
-                nesting += 1;
-                max_nesting = max_nesting.max(nesting);
-                if nesting > MAX_PAREN_DEPTH {
-                    return Err(too_deep(
-                        "parentheses and negations are",
-                        MAX_PAREN_DEPTH,
-                        i,
-                        i + 1,
-                    ));
-                }
-                prev = Prev::Punct(c);
+                s.pending.push(0);
+                s.deeper(i)?;
+                s.prev = Prev::Punct(c);
                 i += 1;
             }
             b')' | b']' => {
-                if pending.len() > 1 {
-                    let top = pending.pop().unwrap_or(0);
-                    nesting -= top + 1;
-                    operand_done(&mut pending, &mut nesting);
+                if s.pending.len() > 1 {
+                    let top = s.pending.pop().unwrap_or(0);
+                    s.nesting -= top + 1;
+                    s.operand_done();
                 }
-                prev = Prev::Punct(c);
+                s.prev = Prev::Punct(c);
                 i += 1;
             }
             b'!' | b'~' if !(c == b'!' && next == Some(b'=')) => {
-                if let Some(top) = pending.last_mut() {
+                if let Some(top) = s.pending.last_mut() {
                     *top += 1;
                 }
-                nesting += 1;
-                max_nesting = max_nesting.max(nesting);
-                if nesting > MAX_PAREN_DEPTH {
-                    return Err(too_deep(
-                        "parentheses and negations are",
-                        MAX_PAREN_DEPTH,
-                        i,
-                        i + 1,
-                    ));
-                }
-                prev = Prev::Punct(c);
+                s.deeper(i)?;
+                s.prev = Prev::Punct(c);
                 i += 1;
             }
             b'*' | b'?' => {
-                operand_done(&mut pending, &mut nesting);
-                prev = Prev::Punct(c);
+                s.operand_done();
+                s.prev = Prev::Punct(c);
                 i += 1;
             }
             b':' if next == Some(b'=') => {
-                prev = Prev::Other;
+                s.prev = Prev::Other;
                 i += 2;
             }
             c if c.is_ascii_digit() => {
                 while i < n && b[i].is_ascii_digit() {
                     i += 1;
                 }
-                operand_done(&mut pending, &mut nesting);
-                prev = Prev::Other;
+                s.operand_done();
+                s.prev = Prev::Other;
             }
             c if is_ident_start(c) => {
                 let start = i;
                 while i < n && is_ident_char(b[i]) {
                     i += 1;
                 }
-                let word = &src[start..i];
-                match word {
-                    "if" | "while" => {
-                        stmt_depth += 1;
-                        max_stmt_depth = max_stmt_depth.max(stmt_depth);
-                        if stmt_depth > MAX_STMT_DEPTH {
-                            return Err(too_deep(
-                                "`if`/`while` statements are",
-                                MAX_STMT_DEPTH,
-                                start,
-                                i,
-                            ));
-                        }
-                    }
-                    "fi" | "od" => stmt_depth = stmt_depth.saturating_sub(1),
-                    "abortif" => errs.push(Diagnostic::error(
-                        "unsupported",
-                        "`abortif` is not supported (a CPROVER dialect feature)",
-                        span_at(src, start, i),
-                        src,
-                    )),
-                    "constrain" if starts_statement(prev) => errs.push(Diagnostic::error(
-                        "unsupported",
-                        "stand-alone `constrain(e);` is not supported; \
-                         write `x := e constrain c;`",
-                        span_at(src, start, i),
-                        src,
-                    )),
-                    w if CONCURRENCY_KEYWORDS.contains(&w) => errs.push(Diagnostic::error(
-                        "unsupported-concurrency",
-                        format!(
-                            "concurrency construct `{w}` is not supported \
-                             (sequential Boolean programs only)"
-                        ),
-                        span_at(src, start, i),
-                        src,
-                    )),
-                    w if w.starts_with("ASYNC_") && is_label_colon(b, i) => {
-                        errs.push(Diagnostic::error(
-                            "unsupported-concurrency",
-                            format!(
-                                "concurrency construct `{w}:` (thread start) is not supported \
-                                 (sequential Boolean programs only)"
-                            ),
-                            span_at(src, start, i),
-                            src,
-                        ))
-                    }
-                    _ => {}
-                }
-                if word != "schoose" {
-                    operand_done(&mut pending, &mut nesting);
-                }
-                prev = Prev::Word(word);
+                s.word(start, i)?;
             }
             b';' | b':' => {
-                prev = Prev::Punct(c);
+                s.prev = Prev::Punct(c);
                 i += 1;
             }
             _ => {
-                prev = Prev::Other;
+                s.prev = Prev::Other;
                 i += 1;
             }
         }
     }
-    if errs.is_empty() {
-        Ok(max_nesting + max_stmt_depth)
+    if s.errs.is_empty() {
+        Ok(s.max_nesting + s.max_stmt_depth)
     } else {
-        Err(errs)
+        Err(s.errs)
+    }
+}
+
+impl<'s> Prescan<'s> {
+    /// The error for nesting deeper than `limit`.
+    fn too_deep(&self, what: &str, limit: usize, start: usize, end: usize) -> Vec<Diagnostic> {
+        vec![Diagnostic::error(
+            "too-deep",
+            format!("{what} nested deeper than {limit} levels"),
+            span_at(self.src, start, end),
+            self.src,
+        )]
+    }
+
+    /// An operand ended at the current level: its prefix operators are complete.
+    fn operand_done(&mut self) {
+        if let Some(top) = self.pending.last_mut() {
+            self.nesting -= *top;
+            *top = 0;
+        }
+    }
+
+    /// One more open parenthesis or pending negation, at byte `i`.
+    fn deeper(&mut self, i: usize) -> Result<(), Vec<Diagnostic>> {
+        self.nesting += 1;
+        self.max_nesting = self.max_nesting.max(self.nesting);
+        if self.nesting > MAX_PAREN_DEPTH {
+            return Err(self.too_deep("parentheses and negations are", MAX_PAREN_DEPTH, i, i + 1));
+        }
+        Ok(())
+    }
+
+    /// A `{` at byte `i`: an escaped name (an operand) when a `}` closes it on the same line
+    /// with no other brace in between. Where the scan goes on.
+    fn escaped_name(&mut self, i: usize) -> usize {
+        let b = self.src.as_bytes();
+        let close = b[i + 1..]
+            .iter()
+            .position(|&c| matches!(c, b'{' | b'}' | b'\n' | b'\r'))
+            .map(|p| i + 1 + p);
+        match close {
+            Some(j) if b[j] == b'}' && j > i + 1 => {
+                self.operand_done();
+                self.prev = Prev::Word("{}");
+                j + 1
+            }
+            _ => {
+                self.prev = Prev::Other;
+                i + 1
+            }
+        }
+    }
+
+    /// The word `src[start..end]`: `if`/`while` nesting, and the unsupported constructs
+    /// (`abortif`, a stand-alone `constrain`, concurrency keywords and thread-start labels).
+    fn word(&mut self, start: usize, end: usize) -> Result<(), Vec<Diagnostic>> {
+        let src = self.src;
+        let word = &src[start..end];
+        match word {
+            "if" | "while" => {
+                self.stmt_depth += 1;
+                self.max_stmt_depth = self.max_stmt_depth.max(self.stmt_depth);
+                if self.stmt_depth > MAX_STMT_DEPTH {
+                    return Err(self.too_deep(
+                        "`if`/`while` statements are",
+                        MAX_STMT_DEPTH,
+                        start,
+                        end,
+                    ));
+                }
+            }
+            "fi" | "od" => self.stmt_depth = self.stmt_depth.saturating_sub(1),
+            "abortif" => self.errs.push(Diagnostic::error(
+                "unsupported",
+                "`abortif` is not supported (a CPROVER dialect feature)",
+                span_at(src, start, end),
+                src,
+            )),
+            "constrain" if starts_statement(self.prev) => self.errs.push(Diagnostic::error(
+                "unsupported",
+                "stand-alone `constrain(e);` is not supported; \
+                 write `x := e constrain c;`",
+                span_at(src, start, end),
+                src,
+            )),
+            w if CONCURRENCY_KEYWORDS.contains(&w) => self.errs.push(Diagnostic::error(
+                "unsupported-concurrency",
+                format!(
+                    "concurrency construct `{w}` is not supported \
+                     (sequential Boolean programs only)"
+                ),
+                span_at(src, start, end),
+                src,
+            )),
+            w if w.starts_with("ASYNC_") && is_label_colon(src.as_bytes(), end) => {
+                self.errs.push(Diagnostic::error(
+                    "unsupported-concurrency",
+                    format!(
+                        "concurrency construct `{w}:` (thread start) is not supported \
+                         (sequential Boolean programs only)"
+                    ),
+                    span_at(src, start, end),
+                    src,
+                ))
+            }
+            _ => {}
+        }
+        if word != "schoose" {
+            self.operand_done();
+        }
+        self.prev = Prev::Word(word);
+        Ok(())
     }
 }
 
