@@ -51,7 +51,7 @@
 //! [`Machine`] exposes single steps over named valuations ([`Valuation`]), the form traces
 //! use: [`Machine::step`] enumerates every legal outcome of one statement in one state (the
 //! enforce checks included), [`Machine::return_values`] and [`Machine::return_to`] give the
-//! two halves of a return. [`crate::replay`](mod@crate::replay) is built on it.
+//! two halves of a return. The trace replayer (module `replay`) is built on it.
 
 use bp_grammar::ast::{Expr, Lhs, Procedure, Program, Stmt, StmtId, StmtKind};
 use bp_grammar::trace::Valuation;
