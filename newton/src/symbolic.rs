@@ -8,7 +8,7 @@
 //! Since `wp` distributes over conjunction, the path is feasible exactly when the conjuncts, each
 //! read at the start, can hold together; a prefix of the path is the set of conjuncts whose
 //! assume lies in it. Every intermediate form of a conjunct is kept with the point where it
-//! holds: these are the facts predicate discovery restates ([`crate::refine`]).
+//! holds: these are the facts predicate discovery (module `refine`) restates.
 //!
 //! # Activations
 //! Each call on the path is an *activation* with its own locals. Walking backward, the caller's
@@ -19,7 +19,7 @@
 //! "mapping to keep values in scope", `slam-algorithms.md` §6.3). A callee's locals still
 //! mentioned at its entry are uninitialised values: fresh *symbols*. So are the values of
 //! havocs, of calls without a body and of `__VERIFIER_nondet_*`; the values of the symbols in a
-//! model are the inputs of a concrete replay ([`crate::replay`]). A recursive path whose formula
+//! model are the inputs of a concrete replay (module `replay`). A recursive path whose formula
 //! needs two activations of an address-taken local at once is not encoded (an error: newton
 //! answers unknown).
 //!
