@@ -1,7 +1,6 @@
 //! The tabulation: interprocedural reachability with path edges and summaries, after
 //! Reps, Horwitz & Sagiv ("Precise interprocedural dataflow analysis via graph reachability",
-//! POPL 1995) as adapted to Boolean programs by Ball & Rajamani (Bebop, SPIN 2000, §3;
-//! `bp-language.md` §3.1).
+//! POPL 1995) as adapted to Boolean programs by Ball & Rajamani (Bebop, SPIN 2000, §3).
 //!
 //! `PE(v)(e, c)` holds when the node `v` is reachable with current valuation `c` along a
 //! same-level path from the entry of its procedure entered with context `e` (the globals and

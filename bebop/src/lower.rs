@@ -1,6 +1,6 @@
 //! Lowering: the AST of a checked program becomes an interprocedural control-flow graph whose
 //! edges carry BDD transfer relations (Ball & Rajamani, "Bebop: A Symbolic Model Checker for
-//! Boolean Programs", SPIN 2000, §3; `bp-language.md` §3.1 "Control-flow graph").
+//! Boolean Programs", SPIN 2000, §3).
 //!
 //! Each procedure gets one node per statement (pre-order, so a node's [`StmtId`] is its index
 //! in [`bp_grammar::Procedure::stmts_preorder`]), an `End` node (falling off `end`) and an

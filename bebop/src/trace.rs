@@ -1,6 +1,6 @@
 //! Witness extraction: a fully expanded, hierarchical error trace, shortest in Bebop's sense
 //! (fewest steps at each call level, a call counting as one step of its caller; Ball &
-//! Rajamani, Bebop, SPIN 2000 §4; `bp-language.md` §3.1 "Traces").
+//! Rajamani, Bebop, SPIN 2000 §4).
 //!
 //! The engine runs to its fixpoint, so every summary is complete. Then, level by level:
 //!
@@ -38,11 +38,11 @@
 //! an earlier layer. Elsewhere layer `k` keeps every state its predecessors' layer `k - 1`
 //! leads to, even one reached earlier: in loop-free stretches such states are rare (a join
 //! after an `if` is reached from the two branches with different values) and subtracting
-//! the union of the earlier layers cost more than the rest of the search (2/3 of the trace
-//! time on the locks tasks). Every state of layer `k` still has a predecessor in layer
-//! `k - 1`, every state reachable in `j` steps is in some layer `<= j` (by induction; at a cut
-//! node it was kept when first reached), and the search is finite (a cycle passes through a
-//! cut node, where no state is kept twice), so the path found is still shortest.
+//! the union of the earlier layers costs more than the rest of the search. Every state of
+//! layer `k` still has a predecessor in layer `k - 1`, every state reachable in `j` steps is in
+//! some layer `<= j` (by induction; at a cut node it was kept when first reached), and the
+//! search is finite (a cycle passes through a cut node, where no state is kept twice), so the
+//! path found is still shortest.
 //!
 //! # Work budget
 //!

@@ -48,7 +48,8 @@ mod grammar {
 
 use grammar::{BpParser, Rule};
 
-/// How unparenthesised mixes of binary operators are read (`bp-language.md` §1.4).
+/// How unparenthesised mixes of binary operators are read (`docs/bp-semantics.md`,
+/// "Precedence").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Precedence {
     /// Moped/SLAM (`bp.y`): `!` > `= !=` > `&` > `^` > `|` > `=>` (the default).

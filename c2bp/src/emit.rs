@@ -1,5 +1,5 @@
-//! The translation of one C function into one Boolean procedure (C2BP, PLDI'01 §4;
-//! `slam-algorithms.md` §3.4–§3.9). Each IR edge becomes one or more `.bp` statements, each
+//! The translation of one C function into one Boolean procedure (C2BP, PLDI'01 §4; `enforce`:
+//! the Constrain paper, TACAS'04 §3.3). Each IR edge becomes one or more `.bp` statements, each
 //! annotated with the edge id, its part of the edge's translation and the source position:
 //!
 //! | edge | statements (`part=`) |
@@ -713,8 +713,8 @@ impl FnCx<'_, '_, '_, '_> {
         cubes
     }
 
-    /// The initial values of the global predicates, at the start of `main` (globals are zero
-    /// unless initialised; `slam-algorithms.md` §3.8).
+    /// The initial values of the global predicates, at the start of `main` (C's static storage:
+    /// globals are zero unless initialised).
     fn global_init(&mut self) -> Option<String> {
         let prog = self.sh.prog;
         let globals = self.sh.globals;

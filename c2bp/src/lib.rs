@@ -1,16 +1,19 @@
-//! `c2bp`: SLAM's abstractor (issue 3 §2). From a lowered C program ([`cir`]) and a set of
+//! `c2bp`: SLAM's abstractor. From a lowered C program ([`cir`]) and a set of
 //! predicates it builds a Boolean program that over-approximates the C program: every concrete
 //! execution maps, through the predicates' values, to an execution of the Boolean program.
 //!
 //! T. Ball, R. Majumdar, T. Millstein, S. K. Rajamani, "Automatic predicate abstraction of C
-//! programs", PLDI'01; summarised in the Constrain paper (`../shared/seeds/002`, §2); the
-//! algorithms with sources in `../shared/design/slam-algorithms.md` §3–§4.
+//! programs", PLDI'01; summarised in the Constrain paper (Ball, Cook, Das, Rajamani, "Refining
+//! Approximations in Software Predicate Abstraction", TACAS'04, §2); Cartesian abstraction as
+//! in Ball, Podelski and Rajamani, "Boolean and Cartesian Abstraction for Model Checking C
+//! Programs", TACAS'01.
 //!
 //! - [`cubes`]: `F_V(φ)` by cube enumeration (Cartesian abstraction with a cube-length limit),
 //!   `G_V(φ)`, inconsistent cubes for `enforce`;
 //! - [`signature`]: procedure signatures (formal-parameter and return predicates) and mod sets;
 //! - [`emit`]: the translation of one function into one Boolean procedure;
-//! - [`trace`]: the inverse of the annotations: the C path a trace of the `.bp` follows.
+//! - the inverse of the annotations, the C path a trace of the `.bp` follows, is
+//!   [`bp_c::trace`] (with the header and the names, the contract c2bp writes by).
 //!
 //! One Boolean variable per predicate, named by its canonical C text (`{x < y}`): global
 //! predicates are global `decl`s, a function's predicates are locals of its procedure (its

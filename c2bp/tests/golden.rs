@@ -1,4 +1,4 @@
-//! Golden abstractions (issue 3 §2, acceptance 4): each `tests/data/golden/NAME.c` with
+//! Golden abstractions: each `tests/data/golden/NAME.c` with
 //! `NAME.preds` is abstracted with the default options and the text, followed by bebop's
 //! verdict, must equal `NAME.bp` (`errors.c` once per error convention: `errors.fn.bp`,
 //! `errors.label.bp`, `errors.assert.bp`). `UPDATE_EXPECT=1 cargo test -p c2bp --test golden`

@@ -1,6 +1,6 @@
-//! The path formula of a C path, computed backward by weakest preconditions (issue 4 §1,
-//! second bullet; `slam-algorithms.md` §6.2–§6.3; BLAST's trace formula, Lazy Abstraction §5.3,
-//! `seed-digest.md`).
+//! The path formula of a C path, computed backward by weakest preconditions (SLAM's Newton, as
+//! summarised in the Constrain paper, TACAS'04 §2; BLAST's trace formula, Lazy Abstraction,
+//! POPL'02 §5.3).
 //!
 //! Every `assume c` of the path becomes a *conjunct*: `c` at the point where it is taken,
 //! carried back to the start of the path through the weakest precondition of every earlier
@@ -16,7 +16,7 @@
 //! the callee at its return — the caller cannot change them while the callee runs, except
 //! through pointers, so only locals whose address is never taken are frozen — and thawed at the
 //! call edge, after the callee's formals are replaced by the actual parameters (the call's
-//! "mapping to keep values in scope", `slam-algorithms.md` §6.3). A callee's locals still
+//! "mapping to keep values in scope" of Newton's simulator). A callee's locals still
 //! mentioned at its entry are uninitialised values: fresh *symbols*. So are the values of
 //! havocs, of calls without a body and of `__VERIFIER_nondet_*`; the values of the symbols in a
 //! model are the inputs of a concrete replay (module `replay`). A recursive path whose formula
