@@ -1,5 +1,9 @@
 //! A tiny deterministic pseudo-random generator (SplitMix64), so that the random program
-//! generator is reproducible from a seed without external dependencies.
+//! generator is reproducible from a seed without external dependencies. It is the one
+//! pseudo-random generator of the workspace's test and benchmark generators (the random
+//! programs here, the parser's fuzz and round-trip tests, c2bp's random C programs, the
+//! benchmark families of `bp-bench`): numbers below `n` are drawn one way, by
+//! [`SplitMix64::below`].
 //!
 //! SplitMix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number generators",
 //! OOPSLA 2014) passes BigCrush and is more than good enough for test-case generation. The
