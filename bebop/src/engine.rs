@@ -1,7 +1,6 @@
 //! The tabulation: interprocedural reachability with path edges and summaries, after
 //! Reps, Horwitz & Sagiv ("Precise interprocedural dataflow analysis via graph reachability",
-//! POPL 1995) as adapted to Boolean programs by Ball & Rajamani (Bebop, SPIN 2000, §3;
-//! `bp-language.md` §3.1).
+//! POPL 1995) as adapted to Boolean programs by Ball & Rajamani (Bebop, SPIN 2000, §3).
 //!
 //! `PE(v)(e, c)` holds when the node `v` is reachable with current valuation `c` along a
 //! same-level path from the entry of its procedure entered with context `e` (the globals and
@@ -326,11 +325,33 @@ fn priorities(m: &Model) -> Vec<u64> {
         .collect()
 }
 
+/// A tabulation in progress: the results so far and the worklist.
+struct Worklist<'m, 'p> {
+    m: &'m Model<'p>,
+    ops: Ops<'m, 'p>,
+    t: Tabulation,
+    /// Worklist priorities per node ([`priorities`]).
+    prio: Vec<u64>,
+    /// Call relations (per call node).
+    m_total: Vec<Option<Bdd>>,
+    /// Callee contexts ever produced at each call node (over version `Next`).
+    call_ctx: Vec<Option<Bdd>>,
+    /// Renamed summaries (per procedure).
+    s_next: Vec<Bdd>,
+    /// New states of each node not yet propagated.
+    delta: Vec<Option<Rc<Bdd>>>,
+    queue: BinaryHeap<Reverse<(u64, NodeId)>>,
+    /// The sum of the sizes of the stored path-edge and call-relation BDDs.
+    live: usize,
+    /// The current worklist iteration.
+    stamp: Stamp,
+}
+
 /// Runs the tabulation. With `stop_at_error`, stops as soon as an error state is found.
 pub fn run(m: &Model, stop_at_error: bool) -> Tabulation {
     let ops = Ops::new(m);
     let n = m.nodes.len();
-    let mut t = Tabulation {
+    let t = Tabulation {
         // One shared `false` until a node is reached.
         pe: std::iter::repeat_n(Rc::new(m.vars.ff()), n).collect(),
         layers: vec![Vec::new(); n],
@@ -339,64 +360,106 @@ pub fn run(m: &Model, stop_at_error: bool) -> Tabulation {
         stats: EngineStats::default(),
     };
     let started = Instant::now();
-    let prio = priorities(m);
-    // Call relations (per call node) and renamed summaries (per procedure).
-    let mut m_total: Vec<Option<Bdd>> = vec![None; n];
-    // Callee contexts ever produced at each call node (over version `Next`).
-    let mut call_ctx: Vec<Option<Bdd>> = vec![None; n];
-    let mut s_next: Vec<Bdd> = vec![m.vars.ff(); m.procs.len()];
-    // New states of each node not yet propagated.
-    let mut delta: Vec<Option<Rc<Bdd>>> = vec![None; n];
-    let mut queue: BinaryHeap<Reverse<(u64, NodeId)>> = BinaryHeap::new();
-    let mut live: usize = 0;
-
-    let entry = m.proc(m.main).entry;
-    let init = ops.init();
-    if !init.is_false() {
-        live += init.size();
-        let init = Rc::new(init);
-        t.pe[entry.ix()] = Rc::clone(&init);
-        t.layers[entry.ix()].push((Stamp(0), Rc::clone(&init)));
-        delta[entry.ix()] = Some(init);
-        queue.push(Reverse((prio[entry.ix()], entry)));
-        check_error(m, &mut t, entry, Stamp(0));
-    }
-
-    let mut stamp = Stamp(0);
-    while let Some(Reverse((_, v))) = queue.pop() {
-        if stop_at_error && t.error.is_some() {
+    let mut wl = Worklist {
+        m,
+        ops,
+        t,
+        prio: priorities(m),
+        m_total: vec![None; n],
+        call_ctx: vec![None; n],
+        s_next: vec![m.vars.ff(); m.procs.len()],
+        delta: vec![None; n],
+        queue: BinaryHeap::new(),
+        live: 0,
+        stamp: Stamp(0),
+    };
+    wl.start_main();
+    while let Some(Reverse((_, v))) = wl.queue.pop() {
+        if stop_at_error && wl.t.error.is_some() {
             break;
         }
-        let Some(d) = delta[v.ix()].take() else {
+        let Some(d) = wl.delta[v.ix()].take() else {
             continue;
         };
-        t.stats.iterations += 1;
-        stamp = Stamp(stamp.0 + 1);
+        wl.t.stats.iterations += 1;
+        wl.stamp = Stamp(wl.stamp.0 + 1);
+        let mut out = wl.edge_images(v, &d);
+        let node = m.node(v);
+        if let NodeKind::Exit = node.kind {
+            wl.summary_returns(node.proc, &d, &mut out);
+        }
+        wl.add_states(out);
+        let t = &mut wl.t;
+        t.stats.peak_live_nodes = t.stats.peak_live_nodes.max(wl.live);
+        if t.stats.iterations.is_multiple_of(4096) {
+            tracing::debug!(
+                iterations = t.stats.iterations,
+                queue = wl.queue.len(),
+                live = wl.live,
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "tabulation progress"
+            );
+        }
+    }
+    let mut t = wl.t;
+    t.complete = wl.queue.is_empty();
+    t.stats.final_live_nodes = wl.live;
+    t.stats.peak_live_nodes = t.stats.peak_live_nodes.max(wl.live);
+    tracing::debug!(iterations = t.stats.iterations, "tabulation done");
+    t
+}
+
+impl Worklist<'_, '_> {
+    /// Seeds the worklist with `main`'s initial states (stamp 0).
+    fn start_main(&mut self) {
+        let m = self.m;
+        let entry = m.proc(m.main).entry;
+        let init = self.ops.init();
+        if !init.is_false() {
+            self.live += init.size();
+            let init = Rc::new(init);
+            self.t.pe[entry.ix()] = Rc::clone(&init);
+            self.t.layers[entry.ix()].push((Stamp(0), Rc::clone(&init)));
+            self.delta[entry.ix()] = Some(init);
+            self.queue.push(Reverse((self.prio[entry.ix()], entry)));
+            check_error(m, &mut self.t, entry, Stamp(0));
+        }
+    }
+
+    /// The images of the new states `d` of node `v` over its outgoing edges, in edge order; a
+    /// call gives the callee's entry states and the return point's states through the
+    /// callee's summary so far, and grows the call node's relation and contexts.
+    fn edge_images(&mut self, v: NodeId, d: &Bdd) -> Vec<(NodeId, Bdd)> {
+        let m = self.m;
+        let ops = &self.ops;
         let node = m.node(v);
         let p = node.proc;
         let mut out: Vec<(NodeId, Bdd)> = Vec::new();
         for &eid in &node.out {
             let e = m.edge(eid);
             match &e.kind {
-                EdgeKind::Transfer(tr) => out.push((e.to, ops.image(p, tr, &d))),
-                EdgeKind::Return(rel) => out.push((e.to, ops.exit_image(p, rel.as_ref(), &d))),
+                EdgeKind::Transfer(tr) => out.push((e.to, ops.image(p, tr, d))),
+                EdgeKind::Return(rel) => out.push((e.to, ops.exit_image(p, rel.as_ref(), d))),
                 EdgeKind::Call(c) => {
-                    let md = ops.call_rel(c, &d);
+                    let md = ops.call_rel(c, d);
                     let cd = ops.call_contexts(p, &md);
                     out.push((m.proc(c.callee).entry, ops.call_entry(c, &cd)));
-                    out.push((e.to, ops.return_join(p, c, &md, &s_next[c.callee.ix()])));
-                    let tot = match m_total[v.ix()].take() {
+                    out.push((
+                        e.to,
+                        ops.return_join(p, c, &md, &self.s_next[c.callee.ix()]),
+                    ));
+                    let tot = match self.m_total[v.ix()].take() {
                         Some(x) => {
-                            live -= x.size();
+                            self.live -= x.size();
                             x.or(&md)
                         }
                         None => md,
                     };
-                    live += tot.size();
-                    t.stats.largest_bdd = t.stats.largest_bdd.max(tot.size());
-                    m_total[v.ix()] = Some(tot);
+                    self.live += tot.size();
+                    self.t.stats.largest_bdd = self.t.stats.largest_bdd.max(tot.size());
+                    self.m_total[v.ix()] = Some(tot);
                     if m.proc(c.callee).call_sites.len() > 1 {
-                        call_ctx[v.ix()] = Some(match call_ctx[v.ix()].take() {
+                        self.call_ctx[v.ix()] = Some(match self.call_ctx[v.ix()].take() {
                             Some(x) => x.or(&cd),
                             None => cd,
                         });
@@ -404,34 +467,47 @@ pub fn run(m: &Model, stop_at_error: bool) -> Tabulation {
                 }
             }
         }
-        if let NodeKind::Exit = node.kind {
-            let sd = ops.summary_next(p, &d);
-            let sites = &m.proc(p).call_sites;
-            // With one call site, every context came from it.
-            let sc = (sites.len() > 1).then(|| ops.summary_contexts(&sd));
-            for &cs in sites {
-                let ce = m.edge(cs);
-                let EdgeKind::Call(c) = &ce.kind else {
-                    continue;
-                };
-                // Only call sites that called with one of the new summary's contexts.
-                let relevant = match &sc {
-                    None => m_total[ce.from.ix()].is_some(),
-                    Some(sc) => call_ctx[ce.from.ix()]
-                        .as_ref()
-                        .is_some_and(|cc| intersects(cc, sc)),
-                };
-                if let (true, Some(mt)) = (relevant, &m_total[ce.from.ix()]) {
-                    let caller = m.node(ce.from).proc;
-                    out.push((ce.to, ops.return_join(caller, c, mt, &sd)));
-                }
+        out
+    }
+
+    /// New states `d` at the exit of `p`: a new summary part, joined with the call relation of
+    /// every call site that called with one of its contexts (the return points' states go to
+    /// `out`), and added to the summary.
+    fn summary_returns(&mut self, p: ProcId, d: &Bdd, out: &mut Vec<(NodeId, Bdd)>) {
+        let m = self.m;
+        let ops = &self.ops;
+        let sd = ops.summary_next(p, d);
+        let sites = &m.proc(p).call_sites;
+        // With one call site, every context came from it.
+        let sc = (sites.len() > 1).then(|| ops.summary_contexts(&sd));
+        for &cs in sites {
+            let ce = m.edge(cs);
+            let EdgeKind::Call(c) = &ce.kind else {
+                continue;
+            };
+            // Only call sites that called with one of the new summary's contexts.
+            let relevant = match &sc {
+                None => self.m_total[ce.from.ix()].is_some(),
+                Some(sc) => self.call_ctx[ce.from.ix()]
+                    .as_ref()
+                    .is_some_and(|cc| intersects(cc, sc)),
+            };
+            if let (true, Some(mt)) = (relevant, &self.m_total[ce.from.ix()]) {
+                let caller = m.node(ce.from).proc;
+                out.push((ce.to, ops.return_join(caller, c, mt, &sd)));
             }
-            let s = &mut s_next[p.ix()];
-            live -= s.size();
-            *s = s.or(&sd);
-            live += s.size();
         }
-        // New states.
+        let s = &mut self.s_next[p.ix()];
+        self.live -= s.size();
+        *s = s.or(&sd);
+        self.live += s.size();
+    }
+
+    /// Adds the images `out` to the path edges: the states not seen before go into the
+    /// current stamp's layer and the node's delta (queued if it was not), and are checked
+    /// for the error.
+    fn add_states(&mut self, out: Vec<(NodeId, Bdd)>) {
+        let t = &mut self.t;
         for (w, img) in out {
             if img.is_false() {
                 continue;
@@ -448,39 +524,24 @@ pub fn run(m: &Model, stop_at_error: bool) -> Tabulation {
                 let all = Rc::new(pe.or(&new));
                 (Rc::new(new), all)
             };
-            live = live + all.size() - pe.size();
+            self.live = self.live + all.size() - pe.size();
             t.stats.largest_bdd = t.stats.largest_bdd.max(all.size());
             t.pe[w.ix()] = all;
             let layers = &mut t.layers[w.ix()];
             match layers.last_mut() {
-                Some((s, b)) if *s == stamp => *b = Rc::new(b.or(&new)),
-                _ => layers.push((stamp, Rc::clone(&new))),
+                Some((s, b)) if *s == self.stamp => *b = Rc::new(b.or(&new)),
+                _ => layers.push((self.stamp, Rc::clone(&new))),
             }
-            delta[w.ix()] = Some(match delta[w.ix()].take() {
+            self.delta[w.ix()] = Some(match self.delta[w.ix()].take() {
                 Some(x) => Rc::new(x.or(&new)),
                 None => {
-                    queue.push(Reverse((prio[w.ix()], w)));
+                    self.queue.push(Reverse((self.prio[w.ix()], w)));
                     new
                 }
             });
-            check_error(m, &mut t, w, stamp);
-        }
-        t.stats.peak_live_nodes = t.stats.peak_live_nodes.max(live);
-        if t.stats.iterations.is_multiple_of(4096) {
-            tracing::debug!(
-                iterations = t.stats.iterations,
-                queue = queue.len(),
-                live,
-                elapsed_ms = started.elapsed().as_millis() as u64,
-                "tabulation progress"
-            );
+            check_error(self.m, t, w, self.stamp);
         }
     }
-    t.complete = queue.is_empty();
-    t.stats.final_live_nodes = live;
-    t.stats.peak_live_nodes = t.stats.peak_live_nodes.max(live);
-    tracing::debug!(iterations = t.stats.iterations, "tabulation done");
-    t
 }
 
 /// Whether two BDDs have a common satisfying valuation (without building the conjunction).

@@ -1,16 +1,18 @@
 //! Typed indices used across the modules of `bebop` (never bare `usize`s between modules).
+//! The lowest module of the crate: it depends on none of the others (the vectors these ids
+//! index, in `lower::Model`, say so in their own docs).
 
 use std::fmt;
 
-/// A procedure of the program (index into [`crate::lower::Model::procs`]).
+/// A procedure of the program (an index into the model's procedures).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ProcId(pub u32);
 
-/// A node of the interprocedural control-flow graph (index into [`crate::lower::Model::nodes`]).
+/// A node of the interprocedural control-flow graph (an index into the model's nodes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub u32);
 
-/// An edge of the control-flow graph (index into [`crate::lower::Model::edges`]).
+/// An edge of the control-flow graph (an index into the model's edges).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EdgeId(pub u32);
 

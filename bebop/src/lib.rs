@@ -16,12 +16,14 @@
 //! - [`engine`]: path edges, summaries and the prioritised worklist;
 //! - [`trace`]: the shortest fully expanded trace, level by level (and the JSON schema), with
 //!   a work budget past which `trace_stamps` walks back over the engine's stamps instead;
+//! - `concrete`: the concrete states of a trace and the backward step both walks share;
 //! - [`replay`]: the self-check replaying a trace against the transition relations;
 //! - [`report`]: text rendering; [`cli`]: the command line.
 //!
 //! The semantics implemented is `docs/bp-semantics.md`.
 
 pub mod cli;
+mod concrete;
 pub mod engine;
 pub mod ids;
 pub mod lower;

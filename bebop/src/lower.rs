@@ -1,6 +1,6 @@
 //! Lowering: the AST of a checked program becomes an interprocedural control-flow graph whose
 //! edges carry BDD transfer relations (Ball & Rajamani, "Bebop: A Symbolic Model Checker for
-//! Boolean Programs", SPIN 2000, §3; `bp-language.md` §3.1 "Control-flow graph").
+//! Boolean Programs", SPIN 2000, §3).
 //!
 //! Each procedure gets one node per statement (pre-order, so a node's [`StmtId`] is its index
 //! in [`bp_grammar::Procedure::stmts_preorder`]), an `End` node (falling off `end`) and an
@@ -33,11 +33,11 @@ pub struct Model<'p> {
     pub prog: &'p Program,
     /// The BDD variable layout.
     pub vars: VarMap,
-    /// Procedures, in program order.
+    /// Procedures, in program order (indexed by [`ProcId`]).
     pub procs: Vec<ProcInfo<'p>>,
-    /// CFG nodes.
+    /// CFG nodes (indexed by [`NodeId`]).
     pub nodes: Vec<Node<'p>>,
-    /// CFG edges.
+    /// CFG edges (indexed by [`EdgeId`]).
     pub edges: Vec<Edge>,
     /// `main`.
     pub main: ProcId,
@@ -423,12 +423,7 @@ pub fn lower<'p>(
     property: &Property,
     source: Option<&str>,
 ) -> Result<Model<'p>, BebopError> {
-    // Globals in BDD order (see `order`): slot k holds the global declared `order[k]`-th.
-    let declared: Vec<String> = prog.global_vars().map(|g| g.name.clone()).collect();
-    let global_names: Vec<String> = crate::order::global_order(prog)
-        .into_iter()
-        .map(|i| declared[i].clone())
-        .collect();
+    let global_names = global_names(prog);
     let globals: HashMap<String, u32> = global_names
         .iter()
         .enumerate()
@@ -441,45 +436,9 @@ pub fn lower<'p>(
         .map(|(i, p)| (p.name.name.as_str(), ProcId(i as u32)))
         .collect();
     let main = *proc_ids.get("main").ok_or(BebopError::NoMain)?;
-
-    // Layout.
-    let n_frame = prog
-        .procs
-        .iter()
-        .map(|p| p.frame_vars().count())
-        .max()
-        .unwrap_or(0);
-    let n_ret = prog.procs.iter().map(|p| p.ret.arity()).max().unwrap_or(0);
-    let mut n_temps = 0u32;
-    for p in &prog.procs {
-        if let Some(e) = &p.enforce {
-            n_temps = n_temps.max(nondet_count(e));
-        }
-        for (_, s) in p.stmts_preorder() {
-            n_temps = n_temps.max(stmt_nondets(s));
-        }
-    }
-    let vars = VarMap::new(
-        global_names.len() as u32,
-        n_ret as u32,
-        n_frame as u32,
-        n_temps,
-    )?;
-
+    let vars = layout(prog, global_names.len())?;
     let line_index = source.map(LineIndex::new);
-
-    // Who is called.
-    let mut called = vec![false; prog.procs.len()];
-    for p in &prog.procs {
-        for (_, s) in p.stmts_preorder() {
-            if let StmtKind::Call { callee, .. } = &s.kind {
-                let q = proc_ids.get(callee.name.as_str()).ok_or_else(|| {
-                    BebopError::Internal(format!("call of undeclared procedure `{}`", callee.name))
-                })?;
-                called[q.ix()] = true;
-            }
-        }
-    }
+    let called = called_procs(prog, &proc_ids)?;
 
     // Nodes.
     let mut b = Builder {
@@ -489,79 +448,8 @@ pub fn lower<'p>(
     };
     let mut procs: Vec<ProcInfo<'p>> = Vec::new();
     for (pi, p) in prog.procs.iter().enumerate() {
-        let pid = ProcId(pi as u32);
-        // Parameters in their order, then the locals in BDD order (see `order`).
-        let declared = crate::order::local_names(p);
-        let frame_names: Vec<String> = p
-            .params
-            .iter()
-            .map(|v| v.name.clone())
-            .chain(
-                crate::order::local_order(p)
-                    .into_iter()
-                    .map(|i| declared[i].to_string()),
-            )
-            .collect();
-        let frame_index: HashMap<String, u32> = frame_names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.clone(), i as u32))
-            .collect();
-        let mut stmt_nodes = Vec::new();
-        for (id, s) in p.stmts_preorder() {
-            stmt_nodes.push(NodeId(b.nodes.len() as u32));
-            b.nodes.push(Node {
-                proc: pid,
-                kind: NodeKind::Stmt(id, s),
-                out: Vec::new(),
-                inc: Vec::new(),
-                target: None,
-            });
-        }
-        let end = NodeId(b.nodes.len() as u32);
-        b.nodes.push(Node {
-            proc: pid,
-            kind: NodeKind::End,
-            out: Vec::new(),
-            inc: Vec::new(),
-            target: None,
-        });
-        let exit = NodeId(b.nodes.len() as u32);
-        b.nodes.push(Node {
-            proc: pid,
-            kind: NodeKind::Exit,
-            out: Vec::new(),
-            inc: Vec::new(),
-            target: None,
-        });
-        let mut cx = ExprCx {
-            vars: &vars,
-            globals: &b.globals,
-            frame: &frame_index,
-            assigned: &[],
-            next_temp: 0,
-        };
-        let (enforce, has_enforce) = match &p.enforce {
-            Some(e) => (cx.may_be(e, true)?, true),
-            None => (vars.tt(), false),
-        };
-        let has_enforce = has_enforce && !enforce.is_true();
-        procs.push(ProcInfo {
-            ast: p,
-            name: p.name.name.clone(),
-            n_params: p.params.len() as u32,
-            frame_names,
-            frame_index,
-            entry: stmt_nodes.first().copied().unwrap_or(end),
-            end,
-            exit,
-            call_sites: Vec::new(),
-            tracks_entry: called[pi],
-            enforce,
-            has_enforce,
-            end_pos: end_position(p, line_index.as_ref()),
-            stmt_nodes,
-        });
+        let info = b.proc_nodes(&vars, ProcId(pi as u32), p, called[pi], line_index.as_ref())?;
+        procs.push(info);
     }
 
     // Edges.
@@ -593,6 +481,131 @@ pub fn lower<'p>(
         main,
         global_names,
     })
+}
+
+/// The globals in BDD order (see `order`): slot k holds the global declared `order[k]`-th.
+fn global_names(prog: &Program) -> Vec<String> {
+    let declared: Vec<String> = prog.global_vars().map(|g| g.name.clone()).collect();
+    crate::order::global_order(prog)
+        .into_iter()
+        .map(|i| declared[i].clone())
+        .collect()
+}
+
+/// The BDD variable layout of `prog`: its globals, the most return slots, frame slots and
+/// temporaries (`*` in one statement) any procedure needs.
+fn layout(prog: &Program, n_globals: usize) -> Result<VarMap, BebopError> {
+    let n_frame = prog
+        .procs
+        .iter()
+        .map(|p| p.frame_vars().count())
+        .max()
+        .unwrap_or(0);
+    let n_ret = prog.procs.iter().map(|p| p.ret.arity()).max().unwrap_or(0);
+    let mut n_temps = 0u32;
+    for p in &prog.procs {
+        if let Some(e) = &p.enforce {
+            n_temps = n_temps.max(nondet_count(e));
+        }
+        for (_, s) in p.stmts_preorder() {
+            n_temps = n_temps.max(stmt_nondets(s));
+        }
+    }
+    VarMap::new(n_globals as u32, n_ret as u32, n_frame as u32, n_temps)
+}
+
+/// Per procedure, whether some statement calls it (only those track their entry contexts).
+fn called_procs(prog: &Program, proc_ids: &HashMap<&str, ProcId>) -> Result<Vec<bool>, BebopError> {
+    let mut called = vec![false; prog.procs.len()];
+    for p in &prog.procs {
+        for (_, s) in p.stmts_preorder() {
+            if let StmtKind::Call { callee, .. } = &s.kind {
+                let q = proc_ids.get(callee.name.as_str()).ok_or_else(|| {
+                    BebopError::Internal(format!("call of undeclared procedure `{}`", callee.name))
+                })?;
+                called[q.ix()] = true;
+            }
+        }
+    }
+    Ok(called)
+}
+
+impl<'p> Builder<'p> {
+    /// The nodes of procedure `p` (one per statement, in pre-order, then `end` and the exit)
+    /// and its description: frame layout, `enforce`, entry.
+    fn proc_nodes(
+        &mut self,
+        vars: &VarMap,
+        pid: ProcId,
+        p: &'p Procedure,
+        called: bool,
+        line_index: Option<&LineIndex>,
+    ) -> Result<ProcInfo<'p>, BebopError> {
+        // Parameters in their order, then the locals in BDD order (see `order`).
+        let declared = crate::order::local_names(p);
+        let frame_names: Vec<String> = p
+            .params
+            .iter()
+            .map(|v| v.name.clone())
+            .chain(
+                crate::order::local_order(p)
+                    .into_iter()
+                    .map(|i| declared[i].to_string()),
+            )
+            .collect();
+        let frame_index: HashMap<String, u32> = frame_names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i as u32))
+            .collect();
+        let mut stmt_nodes = Vec::new();
+        for (id, s) in p.stmts_preorder() {
+            stmt_nodes.push(self.add_node(pid, NodeKind::Stmt(id, s)));
+        }
+        let end = self.add_node(pid, NodeKind::End);
+        let exit = self.add_node(pid, NodeKind::Exit);
+        let mut cx = ExprCx {
+            vars,
+            globals: &self.globals,
+            frame: &frame_index,
+            assigned: &[],
+            next_temp: 0,
+        };
+        let (enforce, has_enforce) = match &p.enforce {
+            Some(e) => (cx.may_be(e, true)?, true),
+            None => (vars.tt(), false),
+        };
+        let has_enforce = has_enforce && !enforce.is_true();
+        Ok(ProcInfo {
+            ast: p,
+            name: p.name.name.clone(),
+            n_params: p.params.len() as u32,
+            frame_names,
+            frame_index,
+            entry: stmt_nodes.first().copied().unwrap_or(end),
+            end,
+            exit,
+            call_sites: Vec::new(),
+            tracks_entry: called,
+            enforce,
+            has_enforce,
+            end_pos: end_position(p, line_index),
+            stmt_nodes,
+        })
+    }
+
+    /// A new node of procedure `pid`, without edges.
+    fn add_node(&mut self, pid: ProcId, kind: NodeKind<'p>) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(Node {
+            proc: pid,
+            kind,
+            out: Vec::new(),
+            inc: Vec::new(),
+            target: None,
+        });
+        id
+    }
 }
 
 struct ProcLowerer<'a, 'p> {
@@ -676,22 +689,12 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
         );
     }
 
+    /// The edges out of statement `s` (whose successor in its block is `succ`), and its
+    /// target, if the property makes it one; nested blocks recursively.
     fn stmt(&mut self, s: &'p Stmt, succ: NodeId) -> Result<(), BebopError> {
         let v = self.node_of[&(s as *const Stmt)];
         let tt = self.vars.tt();
-        let has_enforce = self.info().has_enforce;
-        let default_prop = matches!(self.property, Property::AssertsAndSlicError);
-        // Labels as targets.
-        let target_label = match self.property {
-            Property::AssertsAndSlicError => SLIC_ERROR,
-            Property::Label(l) => l.as_str(),
-        };
-        if s.labels.iter().any(|l| l.name == target_label) {
-            self.b.nodes[v.ix()].target = Some(TargetInfo {
-                bad: tt.clone(),
-                what: TargetWhat::Label(target_label.to_string()),
-            });
-        }
+        self.mark_label_target(v, s);
         match &s.kind {
             StmtKind::Skip | StmtKind::Print(_) => self.guard(v, succ, None, tt),
             StmtKind::Goto(targets) => {
@@ -702,64 +705,12 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
                     self.guard(v, to, Some(i as u32), tt.clone());
                 }
             }
-            StmtKind::Return(es) => {
-                if es.len() != self.info().ast.ret.arity() {
-                    return Err(BebopError::Internal(format!(
-                        "`return` with {} values in `{}`, which returns {}",
-                        es.len(),
-                        self.info().name,
-                        self.info().ast.ret.arity()
-                    )));
-                }
-                if self.info().tracks_entry {
-                    let mut cx = self.cx();
-                    let mut rel = self.vars.tt();
-                    for (i, e) in es.iter().enumerate() {
-                        let val = cx.compile(e)?;
-                        rel =
-                            rel.and(&self.vars.lit(Slot::Ret(i as u32), Ver::Cur, true).iff(&val));
-                    }
-                    let rel = cx.close(rel);
-                    let exit = self.info().exit;
-                    self.b.add_edge(v, exit, None, EdgeKind::Return(Some(rel)));
-                }
-            }
+            StmtKind::Return(es) => self.return_stmt(v, es)?,
             StmtKind::Assign {
                 lhs,
                 rhs,
                 constrain,
-            } => {
-                let mut modified = Vec::new();
-                let mut pairs = Vec::new();
-                for (l, e) in lhs.iter().zip(rhs.iter()) {
-                    if let Lhs::Var(id) = l {
-                        let sl = self.slot(&id.name)?;
-                        modified.push(sl);
-                        pairs.push((sl, e));
-                    }
-                }
-                let mut cx = self.cx();
-                cx.assigned = &modified;
-                let mut rel = self.vars.tt();
-                for (sl, e) in &pairs {
-                    let val = cx.compile(e)?;
-                    rel = rel.and(&self.vars.lit(*sl, Ver::Next, true).iff(&val));
-                }
-                if let Some(c) = constrain {
-                    rel = rel.and(&cx.compile(c)?);
-                }
-                let rel = cx.close(rel);
-                self.b.add_edge(
-                    v,
-                    succ,
-                    None,
-                    EdgeKind::Transfer(Transfer {
-                        modified,
-                        rel,
-                        enforce: has_enforce,
-                    }),
-                );
-            }
+            } => self.assign(v, succ, lhs, rhs, constrain.as_ref())?,
             StmtKind::Dead(xs) => {
                 let mut modified = Vec::new();
                 for x in xs {
@@ -768,6 +719,7 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
                         modified.push(sl);
                     }
                 }
+                let enforce = self.info().has_enforce;
                 self.b.add_edge(
                     v,
                     succ,
@@ -775,61 +727,11 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
                     EdgeKind::Transfer(Transfer {
                         modified,
                         rel: tt,
-                        enforce: has_enforce,
+                        enforce,
                     }),
                 );
             }
-            StmtKind::Call { lhs, callee, args } => {
-                let q = *self.proc_ids.get(callee.name.as_str()).ok_or_else(|| {
-                    BebopError::Internal(format!("call of undeclared procedure `{}`", callee.name))
-                })?;
-                let qi = &self.procs[q.ix()];
-                if args.len() != qi.n_params as usize {
-                    return Err(BebopError::Internal(format!(
-                        "call of `{}` with {} arguments (it has {} parameters)",
-                        qi.name,
-                        args.len(),
-                        qi.n_params
-                    )));
-                }
-                if !lhs.is_empty() && lhs.len() != qi.ast.ret.arity() {
-                    return Err(BebopError::Internal(format!(
-                        "call of `{}` assigns {} results (it returns {})",
-                        qi.name,
-                        lhs.len(),
-                        qi.ast.ret.arity()
-                    )));
-                }
-                let mut cx = self.cx();
-                let mut arg_rel = self.vars.tt();
-                for (i, a) in args.iter().enumerate() {
-                    let val = cx.compile(a)?;
-                    arg_rel = arg_rel.and(
-                        &self
-                            .vars
-                            .lit(Slot::Frame(i as u32), Ver::Next, true)
-                            .iff(&val),
-                    );
-                }
-                let arg_rel = cx.close(arg_rel);
-                let mut targets = Vec::new();
-                for l in lhs {
-                    targets.push(match l {
-                        Lhs::Var(id) => Some(self.slot(&id.name)?),
-                        Lhs::Discard(_) => None,
-                    });
-                }
-                self.b.add_edge(
-                    v,
-                    succ,
-                    None,
-                    EdgeKind::Call(CallEdge {
-                        callee: q,
-                        arg_rel,
-                        targets,
-                    }),
-                );
-            }
+            StmtKind::Call { lhs, callee, args } => self.call(v, succ, lhs, &callee.name, args)?,
             StmtKind::If { arms, els } => {
                 let mut not_before = self.vars.tt();
                 for (i, arm) in arms.iter().enumerate() {
@@ -864,7 +766,7 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
             StmtKind::Assert(e) => {
                 let mut cx = self.cx();
                 let may_t = cx.may_be(e, true)?;
-                if default_prop {
+                if matches!(self.property, Property::AssertsAndSlicError) {
                     let may_f = cx.may_be(e, false)?;
                     if self.b.nodes[v.ix()].target.is_none() && !may_f.is_false() {
                         self.b.nodes[v.ix()].target = Some(TargetInfo {
@@ -881,6 +783,152 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
                 self.guard(v, succ, None, may_t);
             }
         }
+        Ok(())
+    }
+
+    /// Makes node `v` a target (in every state) when statement `s` carries the property's
+    /// label: `SLIC_ERROR` by default, else the label asked for.
+    fn mark_label_target(&mut self, v: NodeId, s: &Stmt) {
+        let target_label = match self.property {
+            Property::AssertsAndSlicError => SLIC_ERROR,
+            Property::Label(l) => l.as_str(),
+        };
+        if s.labels.iter().any(|l| l.name == target_label) {
+            self.b.nodes[v.ix()].target = Some(TargetInfo {
+                bad: self.vars.tt(),
+                what: TargetWhat::Label(target_label.to_string()),
+            });
+        }
+    }
+
+    /// The edge of `return es` at `v` into the exit, setting the return slots (none when the
+    /// procedure is never called: `main`'s return ends the run).
+    fn return_stmt(&mut self, v: NodeId, es: &[Expr]) -> Result<(), BebopError> {
+        if es.len() != self.info().ast.ret.arity() {
+            return Err(BebopError::Internal(format!(
+                "`return` with {} values in `{}`, which returns {}",
+                es.len(),
+                self.info().name,
+                self.info().ast.ret.arity()
+            )));
+        }
+        if self.info().tracks_entry {
+            let mut cx = self.cx();
+            let mut rel = self.vars.tt();
+            for (i, e) in es.iter().enumerate() {
+                let val = cx.compile(e)?;
+                rel = rel.and(&self.vars.lit(Slot::Ret(i as u32), Ver::Cur, true).iff(&val));
+            }
+            let rel = cx.close(rel);
+            let exit = self.info().exit;
+            self.b.add_edge(v, exit, None, EdgeKind::Return(Some(rel)));
+        }
+        Ok(())
+    }
+
+    /// The edge of a parallel assignment at `v`: each target's next value is its right-hand
+    /// side, and the `constrain` clause holds.
+    fn assign(
+        &mut self,
+        v: NodeId,
+        succ: NodeId,
+        lhs: &[Lhs],
+        rhs: &[Expr],
+        constrain: Option<&Expr>,
+    ) -> Result<(), BebopError> {
+        let mut modified = Vec::new();
+        let mut pairs = Vec::new();
+        for (l, e) in lhs.iter().zip(rhs.iter()) {
+            if let Lhs::Var(id) = l {
+                let sl = self.slot(&id.name)?;
+                modified.push(sl);
+                pairs.push((sl, e));
+            }
+        }
+        let mut cx = self.cx();
+        cx.assigned = &modified;
+        let mut rel = self.vars.tt();
+        for (sl, e) in &pairs {
+            let val = cx.compile(e)?;
+            rel = rel.and(&self.vars.lit(*sl, Ver::Next, true).iff(&val));
+        }
+        if let Some(c) = constrain {
+            rel = rel.and(&cx.compile(c)?);
+        }
+        let rel = cx.close(rel);
+        let enforce = self.info().has_enforce;
+        self.b.add_edge(
+            v,
+            succ,
+            None,
+            EdgeKind::Transfer(Transfer {
+                modified,
+                rel,
+                enforce,
+            }),
+        );
+        Ok(())
+    }
+
+    /// The call edge at `v`: the callee's parameters (version `Next`) are the actuals, the
+    /// targets receive the returned values (`_` discards one).
+    fn call(
+        &mut self,
+        v: NodeId,
+        succ: NodeId,
+        lhs: &[Lhs],
+        callee: &str,
+        args: &[Expr],
+    ) -> Result<(), BebopError> {
+        let q = *self.proc_ids.get(callee).ok_or_else(|| {
+            BebopError::Internal(format!("call of undeclared procedure `{callee}`"))
+        })?;
+        let qi = &self.procs[q.ix()];
+        if args.len() != qi.n_params as usize {
+            return Err(BebopError::Internal(format!(
+                "call of `{}` with {} arguments (it has {} parameters)",
+                qi.name,
+                args.len(),
+                qi.n_params
+            )));
+        }
+        if !lhs.is_empty() && lhs.len() != qi.ast.ret.arity() {
+            return Err(BebopError::Internal(format!(
+                "call of `{}` assigns {} results (it returns {})",
+                qi.name,
+                lhs.len(),
+                qi.ast.ret.arity()
+            )));
+        }
+        let mut cx = self.cx();
+        let mut arg_rel = self.vars.tt();
+        for (i, a) in args.iter().enumerate() {
+            let val = cx.compile(a)?;
+            arg_rel = arg_rel.and(
+                &self
+                    .vars
+                    .lit(Slot::Frame(i as u32), Ver::Next, true)
+                    .iff(&val),
+            );
+        }
+        let arg_rel = cx.close(arg_rel);
+        let mut targets = Vec::new();
+        for l in lhs {
+            targets.push(match l {
+                Lhs::Var(id) => Some(self.slot(&id.name)?),
+                Lhs::Discard(_) => None,
+            });
+        }
+        self.b.add_edge(
+            v,
+            succ,
+            None,
+            EdgeKind::Call(CallEdge {
+                callee: q,
+                arg_rel,
+                targets,
+            }),
+        );
         Ok(())
     }
 }

@@ -11,9 +11,9 @@
 //! last step is the error, in a state where it is one. It also checks the static fields of
 //! every step (procedure, position, labels, annotations, depth).
 
+use crate::concrete::PState;
 use crate::ids::{NodeId, ProcId};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind};
-use crate::trace::PState;
 use crate::vars::{Slot, Ver};
 use biodivine_lib_bdd::{Bdd, BddValuation};
 use bp_grammar::trace::{Step, StepKind, Trace, Valuation};
@@ -113,154 +113,203 @@ pub fn check_trace(m: &Model, tr: &Trace) -> Result<(), String> {
                 return Err(at("the initial state violates main's enforce".into()));
             }
         }
+        let next = tr.steps.get(i + 1);
         match st.kind {
             StepKind::Stmt => {
-                let after = state_of(m, p, &st.after).map_err(at)?;
-                let mut ok = None;
-                for &eid in &m.node(node).out {
-                    let e = m.edge(eid);
-                    let EdgeKind::Transfer(t) = &e.kind else {
-                        continue;
-                    };
-                    if e.taken != st.taken {
-                        continue;
-                    }
-                    let mut val = m.vars.empty_valuation();
-                    set_state(m, &mut val, p, &before, Ver::Cur);
-                    for s in &t.modified {
-                        val.set_value(m.vars.var(*s, Ver::Next), after.get(*s));
-                    }
-                    let frame_ok = m
-                        .scope_slots(p)
-                        .into_iter()
-                        .filter(|s| !t.modified.contains(s))
-                        .all(|s| before.get(s) == after.get(s));
-                    let mut aval = m.vars.empty_valuation();
-                    set_state(m, &mut aval, p, &after, Ver::Cur);
-                    let enf_ok = !t.enforce || holds(&pi.enforce, &aval);
-                    if frame_ok && enf_ok && holds(&t.rel, &val) {
-                        ok = Some(e.to);
-                        break;
-                    }
-                }
-                expect =
-                    ok.ok_or_else(|| at("no edge of the statement allows this step".into()))?;
-                if i + 1 == n {
+                expect = check_stmt_step(m, p, node, st, &before).map_err(at)?;
+                if next.is_none() {
                     return Err(at("the trace does not end with an error step".into()));
                 }
             }
             StepKind::Call => {
-                let (eid, c) = crate::engine::call_edge_of(m, node)
-                    .ok_or_else(|| at("a call step at a statement that is not a call".into()))?;
-                let q = c.callee;
-                if tr.steps.get(i + 1).map(|s| s.proc.as_str()) != Some(m.proc(q).name.as_str()) {
-                    return Err(at("the step after a call is not in the callee".into()));
-                }
-                let after = state_of(m, q, &st.after).map_err(at)?;
-                if after.g != before.g {
-                    return Err(at("a call changed the globals".into()));
-                }
-                let mut val = m.vars.empty_valuation();
-                set_state(m, &mut val, p, &before, Ver::Cur);
-                for s in m.param_slots(q) {
-                    val.set_value(m.vars.var(s, Ver::Next), after.get(s));
-                }
-                if !holds(&c.arg_rel, &val) {
-                    return Err(at("the parameters are not the actuals".into()));
-                }
-                let mut aval = m.vars.empty_valuation();
-                set_state(m, &mut aval, q, &after, Ver::Cur);
-                if !holds(&m.proc(q).enforce, &aval) {
-                    return Err(at("the callee's entry state violates its enforce".into()));
-                }
-                stack.push(Frame {
-                    caller: p,
-                    ret_to: m.edge(eid).to,
-                    call: c,
-                    sigma: before,
-                });
-                expect = m.proc(q).entry;
+                expect = check_call_step(m, p, node, st, next, before, &mut stack).map_err(at)?;
             }
             StepKind::Return => {
-                let fr = stack
-                    .pop()
-                    .ok_or_else(|| at("a return without an active call".into()))?;
-                if fr.call.callee != p {
-                    return Err(at("returning from a procedure that was not called".into()));
-                }
-                let rel = m
-                    .node(node)
-                    .out
-                    .iter()
-                    .find_map(|&e| match &m.edge(e).kind {
-                        EdgeKind::Return(r) => Some(r),
-                        _ => None,
-                    })
-                    .ok_or_else(
-                        || at("a return step at a statement that does not return".into()),
-                    )?;
-                let after = state_of(m, fr.caller, &st.after).map_err(at)?;
-                let targeted: Vec<Slot> = fr.call.targets.iter().flatten().copied().collect();
-                if let Some(r) = rel {
-                    let mut b =
-                        r.and(&crate::trace::Concrete { m }.state_cube(p, &before, Ver::Cur));
-                    for (j, t) in fr.call.targets.iter().enumerate() {
-                        if let Some(s) = t {
-                            b = b.and(&m.vars.lit(Slot::Ret(j as u32), Ver::Cur, after.get(*s)));
-                        }
-                    }
-                    if b.is_false() {
-                        return Err(at("the returned values are not the ones returned".into()));
-                    }
-                }
-                for s in m.scope_slots(fr.caller) {
-                    if targeted.contains(&s) {
-                        continue;
-                    }
-                    let want = match s {
-                        Slot::Global(_) => before.get(s),
-                        _ => fr.sigma.get(s),
-                    };
-                    if after.get(s) != want {
-                        return Err(at(format!(
-                            "`{}` changed across the return",
-                            m.slot_name(fr.caller, s)
-                        )));
-                    }
-                }
-                let mut aval = m.vars.empty_valuation();
-                set_state(m, &mut aval, fr.caller, &after, Ver::Cur);
-                if !holds(&m.proc(fr.caller).enforce, &aval) {
-                    return Err(at(
-                        "the caller's state after the return violates its enforce".into(),
-                    ));
-                }
-                if tr.steps.get(i + 1).map(|s| s.proc.as_str())
-                    != Some(m.proc(fr.caller).name.as_str())
-                {
-                    return Err(at("the step after a return is not in the caller".into()));
-                }
-                expect = fr.ret_to;
+                expect =
+                    check_return_step(m, p, node, st, next, &before, &mut stack).map_err(at)?;
             }
-            StepKind::Error => {
-                if i + 1 != n {
-                    return Err(at("an error step before the end".into()));
-                }
-                if st.before != st.after {
-                    return Err(at("the error step changes the state".into()));
-                }
-                let tg = m
-                    .node(node)
-                    .target
-                    .as_ref()
-                    .ok_or_else(|| at("the error step is not at a target".into()))?;
-                let mut val = m.vars.empty_valuation();
-                set_state(m, &mut val, p, &before, Ver::Cur);
-                if !holds(&tg.bad, &val) {
-                    return Err(at("the error does not happen in this state".into()));
-                }
+            StepKind::Error => check_error_step(m, p, node, st, next, &before).map_err(at)?,
+        }
+    }
+    Ok(())
+}
+
+/// A `stmt` step at `node` of `p` from `before`: an edge of the statement (`taken` selects
+/// it) whose relation holds between `before` and `after`, unmodified variables unchanged and
+/// `enforce` after it. The node it leads to.
+fn check_stmt_step(
+    m: &Model,
+    p: ProcId,
+    node: NodeId,
+    st: &Step,
+    before: &PState,
+) -> Result<NodeId, String> {
+    let pi = m.proc(p);
+    let after = state_of(m, p, &st.after)?;
+    let mut ok = None;
+    for &eid in &m.node(node).out {
+        let e = m.edge(eid);
+        let EdgeKind::Transfer(t) = &e.kind else {
+            continue;
+        };
+        if e.taken != st.taken {
+            continue;
+        }
+        let mut val = m.vars.empty_valuation();
+        set_state(m, &mut val, p, before, Ver::Cur);
+        for s in &t.modified {
+            val.set_value(m.vars.var(*s, Ver::Next), after.get(*s));
+        }
+        let frame_ok = m
+            .scope_slots(p)
+            .into_iter()
+            .filter(|s| !t.modified.contains(s))
+            .all(|s| before.get(s) == after.get(s));
+        let mut aval = m.vars.empty_valuation();
+        set_state(m, &mut aval, p, &after, Ver::Cur);
+        let enf_ok = !t.enforce || holds(&pi.enforce, &aval);
+        if frame_ok && enf_ok && holds(&t.rel, &val) {
+            ok = Some(e.to);
+            break;
+        }
+    }
+    ok.ok_or_else(|| "no edge of the statement allows this step".into())
+}
+
+/// A `call` step at `node` of `p` from `before`: the next step is in the callee, the globals
+/// are kept, the parameters are the actuals and the callee's `enforce` holds at its entry.
+/// Pushes the call; the callee's entry.
+fn check_call_step<'m>(
+    m: &'m Model,
+    p: ProcId,
+    node: NodeId,
+    st: &Step,
+    next: Option<&Step>,
+    before: PState,
+    stack: &mut Vec<Frame<'m>>,
+) -> Result<NodeId, String> {
+    let (eid, c) = crate::engine::call_edge_of(m, node)
+        .ok_or("a call step at a statement that is not a call")?;
+    let q = c.callee;
+    if next.map(|s| s.proc.as_str()) != Some(m.proc(q).name.as_str()) {
+        return Err("the step after a call is not in the callee".into());
+    }
+    let after = state_of(m, q, &st.after)?;
+    if after.g != before.g {
+        return Err("a call changed the globals".into());
+    }
+    let mut val = m.vars.empty_valuation();
+    set_state(m, &mut val, p, &before, Ver::Cur);
+    for s in m.param_slots(q) {
+        val.set_value(m.vars.var(s, Ver::Next), after.get(s));
+    }
+    if !holds(&c.arg_rel, &val) {
+        return Err("the parameters are not the actuals".into());
+    }
+    let mut aval = m.vars.empty_valuation();
+    set_state(m, &mut aval, q, &after, Ver::Cur);
+    if !holds(&m.proc(q).enforce, &aval) {
+        return Err("the callee's entry state violates its enforce".into());
+    }
+    stack.push(Frame {
+        caller: p,
+        ret_to: m.edge(eid).to,
+        call: c,
+        sigma: before,
+    });
+    Ok(m.proc(q).entry)
+}
+
+/// A `return` step at `node` of `p` from `before`: it ends the active call of `p`, the
+/// returned values are ones the `return` can produce, the caller's other variables are as
+/// at the call (its globals as `before`), the caller's `enforce` holds and the next step is
+/// in the caller. Pops the call; the caller's return point.
+fn check_return_step(
+    m: &Model,
+    p: ProcId,
+    node: NodeId,
+    st: &Step,
+    next: Option<&Step>,
+    before: &PState,
+    stack: &mut Vec<Frame>,
+) -> Result<NodeId, String> {
+    let fr = stack.pop().ok_or("a return without an active call")?;
+    if fr.call.callee != p {
+        return Err("returning from a procedure that was not called".into());
+    }
+    let rel = m
+        .node(node)
+        .out
+        .iter()
+        .find_map(|&e| match &m.edge(e).kind {
+            EdgeKind::Return(r) => Some(r),
+            _ => None,
+        })
+        .ok_or("a return step at a statement that does not return")?;
+    let after = state_of(m, fr.caller, &st.after)?;
+    let targeted: Vec<Slot> = fr.call.targets.iter().flatten().copied().collect();
+    if let Some(r) = rel {
+        let mut b = r.and(&crate::concrete::Concrete { m }.state_cube(p, before, Ver::Cur));
+        for (j, t) in fr.call.targets.iter().enumerate() {
+            if let Some(s) = t {
+                b = b.and(&m.vars.lit(Slot::Ret(j as u32), Ver::Cur, after.get(*s)));
             }
         }
+        if b.is_false() {
+            return Err("the returned values are not the ones returned".into());
+        }
+    }
+    for s in m.scope_slots(fr.caller) {
+        if targeted.contains(&s) {
+            continue;
+        }
+        let want = match s {
+            Slot::Global(_) => before.get(s),
+            _ => fr.sigma.get(s),
+        };
+        if after.get(s) != want {
+            return Err(format!(
+                "`{}` changed across the return",
+                m.slot_name(fr.caller, s)
+            ));
+        }
+    }
+    let mut aval = m.vars.empty_valuation();
+    set_state(m, &mut aval, fr.caller, &after, Ver::Cur);
+    if !holds(&m.proc(fr.caller).enforce, &aval) {
+        return Err("the caller's state after the return violates its enforce".into());
+    }
+    if next.map(|s| s.proc.as_str()) != Some(m.proc(fr.caller).name.as_str()) {
+        return Err("the step after a return is not in the caller".into());
+    }
+    Ok(fr.ret_to)
+}
+
+/// The `error` step at `node` of `p`: the last one, the state unchanged, at a target whose
+/// error happens in `before`.
+fn check_error_step(
+    m: &Model,
+    p: ProcId,
+    node: NodeId,
+    st: &Step,
+    next: Option<&Step>,
+    before: &PState,
+) -> Result<(), String> {
+    if next.is_some() {
+        return Err("an error step before the end".into());
+    }
+    if st.before != st.after {
+        return Err("the error step changes the state".into());
+    }
+    let tg = m
+        .node(node)
+        .target
+        .as_ref()
+        .ok_or("the error step is not at a target")?;
+    let mut val = m.vars.empty_valuation();
+    set_state(m, &mut val, p, before, Ver::Cur);
+    if !holds(&tg.bad, &val) {
+        return Err("the error does not happen in this state".into());
     }
     Ok(())
 }

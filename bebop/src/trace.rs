@@ -1,6 +1,6 @@
 //! Witness extraction: a fully expanded, hierarchical error trace, shortest in Bebop's sense
 //! (fewest steps at each call level, a call counting as one step of its caller; Ball &
-//! Rajamani, Bebop, SPIN 2000 §4; `bp-language.md` §3.1 "Traces").
+//! Rajamani, Bebop, SPIN 2000 §4).
 //!
 //! The engine runs to its fixpoint, so every summary is complete. Then, level by level:
 //!
@@ -15,7 +15,8 @@
 //!    `false`), then at each layer `k - 1` a concrete predecessor whose transition leads to the
 //!    chosen state (a pre-image computed by cofactoring with the known values; for a return
 //!    point, a caller state at the call node, the callee context and the exit state that the
-//!    summary joined). This is the path of the level, with its calls collapsed.
+//!    summary joined). This is the path of the level, with its calls collapsed. The step is
+//!    the one the fallback below takes too (module `concrete`), on other earlier states.
 //! 3. **Calls.** A call that returns is expanded by the same search inside the callee, from
 //!    its entry in the concrete context to its exit in the exit state the summary used; a
 //!    call that ends in the error, from the concrete context to an error goal of a lower
@@ -37,11 +38,11 @@
 //! an earlier layer. Elsewhere layer `k` keeps every state its predecessors' layer `k - 1`
 //! leads to, even one reached earlier: in loop-free stretches such states are rare (a join
 //! after an `if` is reached from the two branches with different values) and subtracting
-//! the union of the earlier layers cost more than the rest of the search (2/3 of the trace
-//! time on the locks tasks). Every state of layer `k` still has a predecessor in layer
-//! `k - 1`, every state reachable in `j` steps is in some layer `<= j` (by induction; at a cut
-//! node it was kept when first reached), and the search is finite (a cycle passes through a
-//! cut node, where no state is kept twice), so the path found is still shortest.
+//! the union of the earlier layers costs more than the rest of the search. Every state of
+//! layer `k` still has a predecessor in layer `k - 1`, every state reachable in `j` steps is in
+//! some layer `<= j` (by induction; at a cut node it was kept when first reached), and the
+//! search is finite (a cycle passes through a cut node, where no state is kept twice), so the
+//! path found is still shortest.
 //!
 //! # Work budget
 //!
@@ -78,428 +79,20 @@
 //! next step's `before`.
 
 use crate::BebopError;
+use crate::concrete::{Back, Earlier, ExitState, Fix, StepBack, internal};
+/// The concrete states and steps of a trace, defined next to the backward step that both
+/// walks share.
+pub use crate::concrete::{Concrete, Ctx, PState, RawStep};
 use crate::engine::{Ops, Tabulation, call_edge_of};
 use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
-use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, TargetWhat, Transfer};
-use crate::vars::{Slot, Ver, pick};
+use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, TargetWhat};
+use crate::trace_stamps::Stamps;
+use crate::vars::{Ver, pick};
 use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable, op_function};
 use bp_grammar::trace::{Step, StepKind, TRACE_FORMAT, Target, Trace, Valuation};
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
-
-/// A concrete valuation of a procedure's scope.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PState {
-    /// Globals, by slot.
-    pub g: Vec<bool>,
-    /// Frame (parameters, then locals), by slot.
-    pub f: Vec<bool>,
-}
-
-impl PState {
-    /// The value of a scope slot.
-    pub fn get(&self, s: Slot) -> bool {
-        match s {
-            Slot::Global(i) => self.g[i as usize],
-            Slot::Frame(i) => self.f[i as usize],
-            Slot::Ret(_) => false,
-        }
-    }
-
-    /// Sets the value of a scope slot.
-    pub fn set(&mut self, s: Slot, b: bool) {
-        match s {
-            Slot::Global(i) => self.g[i as usize] = b,
-            Slot::Frame(i) => self.f[i as usize] = b,
-            Slot::Ret(_) => {}
-        }
-    }
-}
-
-/// A calling context: the globals and parameters at entry.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Ctx {
-    /// Globals.
-    pub g: Vec<bool>,
-    /// Parameters.
-    pub p: Vec<bool>,
-}
-
-/// A concrete state of an exit node: the globals and the return slots.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct ExitState {
-    pub(crate) g: Vec<bool>,
-    pub(crate) r: Vec<bool>,
-}
-
-/// A step before rendering.
-#[derive(Clone, Debug)]
-pub struct RawStep {
-    /// Kind.
-    pub kind: StepKind,
-    /// The statement's node (`End` for an implicit return).
-    pub node: NodeId,
-    /// The edge taken (none for the error step).
-    pub edge: Option<EdgeId>,
-    /// Call depth (relative while extracting).
-    pub depth: i64,
-    /// State before, with its procedure.
-    pub before: (ProcId, PState),
-    /// State after, with its procedure.
-    pub after: (ProcId, PState),
-}
-
-/// Helpers to move between concrete states and BDDs.
-pub struct Concrete<'m, 'p> {
-    /// The model.
-    pub m: &'m Model<'p>,
-}
-
-impl Concrete<'_, '_> {
-    /// The cube of a state of `p` in version `ver`.
-    pub fn state_cube(&self, p: ProcId, st: &PState, ver: Ver) -> Bdd {
-        let slots = self.m.scope_slots(p);
-        self.m.vars.cube(slots.iter().map(|s| (s, st.get(*s))), ver)
-    }
-
-    /// The cube of some slots of a state.
-    pub fn part_cube(&self, slots: &[Slot], st: &PState, ver: Ver) -> Bdd {
-        self.m.vars.cube(slots.iter().map(|s| (s, st.get(*s))), ver)
-    }
-
-    /// The cube of a context (true when `p` does not track contexts).
-    pub fn ctx_cube(&self, p: ProcId, ctx: &Ctx) -> Bdd {
-        if !self.m.proc(p).tracks_entry {
-            return self.m.vars.tt();
-        }
-        let vals: Vec<(Slot, bool)> = self
-            .m
-            .vars
-            .globals()
-            .into_iter()
-            .zip(ctx.g.iter().copied())
-            .chain(self.m.param_slots(p).into_iter().zip(ctx.p.iter().copied()))
-            .collect();
-        self.m
-            .vars
-            .cube(vals.iter().map(|(s, b)| (s, *b)), Ver::Entry)
-    }
-
-    /// Reads a state of `p` from a valuation.
-    pub fn read_state(&self, p: ProcId, val: &BddValuation, ver: Ver) -> PState {
-        let vm = &self.m.vars;
-        PState {
-            g: vm
-                .globals()
-                .iter()
-                .map(|s| vm.value(val, *s, ver))
-                .collect(),
-            f: self
-                .m
-                .frame_slots(p)
-                .iter()
-                .map(|s| vm.value(val, *s, ver))
-                .collect(),
-        }
-    }
-
-    /// Reads the context of `p` from a valuation.
-    pub fn read_ctx(&self, p: ProcId, val: &BddValuation) -> Ctx {
-        let vm = &self.m.vars;
-        if !self.m.proc(p).tracks_entry {
-            return Ctx {
-                g: Vec::new(),
-                p: Vec::new(),
-            };
-        }
-        Ctx {
-            g: vm
-                .globals()
-                .iter()
-                .map(|s| vm.value(val, *s, Ver::Entry))
-                .collect(),
-            p: self
-                .m
-                .param_slots(p)
-                .iter()
-                .map(|s| vm.value(val, *s, Ver::Entry))
-                .collect(),
-        }
-    }
-
-    /// The pre-states (over [`Ver::Cur`]) from which the transfer leads to `w`.
-    pub fn pre_transfer(&self, p: ProcId, t: &Transfer, w: &PState) -> Bdd {
-        let vm = &self.m.vars;
-        let fixed: Vec<_> = t
-            .modified
-            .iter()
-            .map(|s| (vm.var(*s, Ver::Next), w.get(*s)))
-            .collect();
-        let rel = if fixed.is_empty() {
-            t.rel.clone()
-        } else {
-            t.rel.restrict(&fixed)
-        };
-        let unmod: Vec<Slot> = self
-            .m
-            .scope_slots(p)
-            .into_iter()
-            .filter(|s| !t.modified.contains(s))
-            .collect();
-        rel.and(&self.part_cube(&unmod, w, Ver::Cur))
-    }
-
-    /// Fixes the context of `p` (its `Entry` variables).
-    pub(crate) fn ctx_fix(&self, p: ProcId, ctx: &Ctx) -> Fix {
-        let m = self.m;
-        if !m.proc(p).tracks_entry {
-            return Vec::new();
-        }
-        let vm = &m.vars;
-        vm.globals()
-            .into_iter()
-            .zip(ctx.g.iter())
-            .chain(m.param_slots(p).into_iter().zip(ctx.p.iter()))
-            .map(|(s, b)| (vm.var(s, Ver::Entry), *b))
-            .collect()
-    }
-
-    /// Fixes some slots of a state in version `ver`.
-    pub(crate) fn state_fix(&self, slots: &[Slot], st: &PState, ver: Ver) -> Fix {
-        let vm = &self.m.vars;
-        slots
-            .iter()
-            .map(|s| (vm.var(*s, ver), st.get(*s)))
-            .collect()
-    }
-
-    /// Fixes an exit state (globals and return slots, in version `Cur`).
-    pub(crate) fn exit_fix(&self, x: &ExitState) -> Fix {
-        let vm = &self.m.vars;
-        vm.globals()
-            .into_iter()
-            .zip(x.g.iter())
-            .chain(self.m.ret_slots().into_iter().zip(x.r.iter()))
-            .map(|(s, b)| (vm.var(s, Ver::Cur), *b))
-            .collect()
-    }
-
-    /// For a call `c` that returns into caller state `w`: fixes the callee's exit states
-    /// compatible with `w` (the globals the call does not assign and the returned values).
-    pub(crate) fn return_fix(&self, c: &CallEdge, w: &PState) -> Fix {
-        let vm = &self.m.vars;
-        let targeted: Vec<Slot> = c.targets.iter().flatten().copied().collect();
-        let kept_globals: Vec<Slot> = vm
-            .globals()
-            .into_iter()
-            .filter(|s| !targeted.contains(s))
-            .collect();
-        let mut xfix = self.state_fix(&kept_globals, w, Ver::Cur);
-        for (j, tg) in c.targets.iter().enumerate() {
-            if let Some(s) = tg {
-                xfix.push((vm.var(Slot::Ret(j as u32), Ver::Cur), w.get(*s)));
-            }
-        }
-        xfix
-    }
-
-    /// For a call `c` of `p` (context `ctx`) that returns into `w` through exit states `x`
-    /// (restricted by [`Self::return_fix`]): the callee contexts of `x` (over `Next`), the
-    /// relation of the caller states at the call (over `Cur`) that enter such a context, and
-    /// the fix of the caller variables the call keeps (context and untouched frame slots).
-    pub(crate) fn return_join(
-        &self,
-        p: ProcId,
-        c: &CallEdge,
-        x: &Bdd,
-        ctx: &Ctx,
-        w: &PState,
-        globals_next_cur: &Bdd,
-    ) -> (Bdd, Bdd, Fix) {
-        let m = self.m;
-        let vm = &m.vars;
-        let q = c.callee;
-        let targeted: Vec<Slot> = c.targets.iter().flatten().copied().collect();
-        let mut cur_q = vm.vars(&vm.globals(), Ver::Cur);
-        cur_q.extend(vm.vars(&m.ret_slots(), Ver::Cur));
-        let ent = x.exists(&cur_q);
-        let qctx_slots = m.ctx_slots(q);
-        let ent_n = vm.rename(&ent, &qctx_slots, Ver::Entry, Ver::Next);
-        let frame_kept: Vec<Slot> = m
-            .frame_slots(p)
-            .into_iter()
-            .filter(|s| !targeted.contains(s))
-            .collect();
-        let ffix = self.state_fix(&frame_kept, w, Ver::Cur);
-        let mut pfix = self.ctx_fix(p, ctx);
-        pfix.extend(ffix.iter().copied());
-        let j = c
-            .arg_rel
-            .restrict(&ffix)
-            .and(globals_next_cur)
-            .and(&ent_n)
-            .exists(&vm.vars(&qctx_slots, Ver::Next));
-        (ent_n, j, pfix)
-    }
-
-    /// The caller state at call `c` read from `val` (a valuation of the relation of
-    /// [`Self::return_join`]; the rest as in `w`), and the callee context it enters (one of
-    /// `ent_n`).
-    pub(crate) fn return_caller(
-        &self,
-        p: ProcId,
-        c: &CallEdge,
-        ent_n: &Bdd,
-        val: &BddValuation,
-        w: &PState,
-    ) -> Result<(PState, Ctx), BebopError> {
-        let m = self.m;
-        let vm = &m.vars;
-        let globals = vm.globals();
-        let mut sigma = w.clone();
-        for s in globals.iter().chain(c.targets.iter().flatten()) {
-            sigma.set(*s, vm.value(val, *s, Ver::Cur));
-        }
-        let sfix = self.state_fix(&m.scope_slots(p), &sigma, Ver::Cur);
-        let gfix = self.state_fix(&globals, &sigma, Ver::Next);
-        let qc = c.arg_rel.restrict(&sfix).and(&ent_n.restrict(&gfix));
-        let val = pick(&qc).ok_or_else(|| internal("no callee context"))?;
-        let qctx = Ctx {
-            g: sigma.g.clone(),
-            p: m.param_slots(c.callee)
-                .iter()
-                .map(|s| vm.value(&val, *s, Ver::Next))
-                .collect(),
-        };
-        Ok((sigma, qctx))
-    }
-
-    /// The callee's exit state of call `c` returning into `w`, the values `w` does not
-    /// determine read from `val`.
-    pub(crate) fn return_exit(&self, c: &CallEdge, val: &BddValuation, w: &PState) -> ExitState {
-        let vm = &self.m.vars;
-        let targeted: Vec<Slot> = c.targets.iter().flatten().copied().collect();
-        ExitState {
-            g: vm
-                .globals()
-                .iter()
-                .map(|s| {
-                    if targeted.contains(s) {
-                        vm.value(val, *s, Ver::Cur)
-                    } else {
-                        w.get(*s)
-                    }
-                })
-                .collect(),
-            r: self
-                .m
-                .ret_slots()
-                .iter()
-                .enumerate()
-                .map(|(j, s)| match c.targets.get(j).copied().flatten() {
-                    Some(t) => w.get(t),
-                    None => vm.value(val, *s, Ver::Cur),
-                })
-                .collect(),
-        }
-    }
-
-    /// Whether `w` is an initial state of `p` for context `ctx`.
-    pub fn is_initial(&self, p: ProcId, ctx: &Ctx, w: &PState) -> bool {
-        let pi = self.m.proc(p);
-        if !pi.tracks_entry {
-            return true;
-        }
-        w.g == ctx.g && w.f[..pi.n_params as usize] == ctx.p[..]
-    }
-}
-
-/// The engine's worklist layers of each node (`Tabulation::layers`: the states added in each
-/// worklist iteration, by stamp), with Fenwick trees (built on first use) to query unions of
-/// the layers stamped before a bound.
-pub(crate) struct Stamps<'a> {
-    t: &'a Tabulation,
-    ff: Bdd,
-    /// Per node: entry `i` (1-based) is the union of the layers `(i - lowbit(i), i]`.
-    trees: RefCell<HashMap<NodeId, Rc<Vec<Bdd>>>>,
-}
-
-impl<'a> Stamps<'a> {
-    pub(crate) fn new(m: &Model, t: &'a Tabulation) -> Self {
-        Stamps {
-            t,
-            ff: m.vars.ff(),
-            trees: RefCell::new(HashMap::new()),
-        }
-    }
-
-    fn tree(&self, node: NodeId) -> Rc<Vec<Bdd>> {
-        let layers = &self.t.layers[node.ix()];
-        let mut trees = self.trees.borrow_mut();
-        Rc::clone(trees.entry(node).or_insert_with(|| {
-            let mut tree: Vec<Bdd> = layers.iter().map(|(_, b)| (**b).clone()).collect();
-            let n = tree.len();
-            for i in 1..=n {
-                let j = i + (i & i.wrapping_neg());
-                if j <= n {
-                    tree[j - 1] = tree[j - 1].or(&tree[i - 1]);
-                }
-            }
-            Rc::new(tree)
-        }))
-    }
-
-    /// `f` of the union of the layers of `node` stamped below `before` (`f` distributes over
-    /// unions).
-    pub(crate) fn prefix(&self, node: NodeId, before: Stamp, f: impl Fn(&Bdd) -> Bdd) -> Bdd {
-        let idx = self.t.layers[node.ix()].partition_point(|(k, _)| *k < before);
-        let tree = self.tree(node);
-        let mut acc = self.ff.clone();
-        let mut i = idx;
-        while i > 0 {
-            acc = acc.or(&f(&tree[i - 1]));
-            i -= i & i.wrapping_neg();
-        }
-        acc
-    }
-
-    /// The earliest layer of `node` stamped below `before` where `f` (which distributes over
-    /// unions) is not empty: its stamp and `f` of it.
-    pub(crate) fn earliest(
-        &self,
-        node: NodeId,
-        before: Stamp,
-        f: impl Fn(&Bdd) -> Bdd,
-    ) -> Option<(Stamp, Bdd)> {
-        let layers = &self.t.layers[node.ix()];
-        let n = layers.partition_point(|(k, _)| *k < before);
-        if n == 0 {
-            return None;
-        }
-        if n == 1 {
-            let r = f(&layers[0].1);
-            return (!r.is_false()).then(|| (layers[0].0, r));
-        }
-        // Fenwick descent for the largest `pos` whose prefix fails `f`. Since `f` distributes
-        // over unions and the prefix accumulated so far fails it, a block can be skipped
-        // exactly when `f` fails on the block alone.
-        let tree = self.tree(node);
-        let mut pos = 0usize;
-        let mut step = 1usize << (usize::BITS - 1 - n.leading_zeros());
-        while step > 0 {
-            if pos + step <= n && f(&tree[pos + step - 1]).is_false() {
-                pos += step;
-            }
-            step >>= 1;
-        }
-        if pos >= n {
-            return None;
-        }
-        let r = f(&layers[pos].1);
-        (!r.is_false()).then(|| (layers[pos].0, r))
-    }
-}
 
 /// What the search at one call level must reach.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -547,12 +140,6 @@ struct LevelPath {
     items: Vec<Item>,
 }
 
-pub(crate) fn internal(msg: &str) -> BebopError {
-    BebopError::Internal(format!("trace extraction: {msg}"))
-}
-
-pub(crate) type Fix = Vec<(BddVariable, bool)>;
-
 /// The BFS layers of one level: layer `k` holds, per node, the states first reached in `k`
 /// steps (over the procedure's `Entry` and `Cur` variables).
 type Layers = Vec<BTreeMap<NodeId, Bdd>>;
@@ -565,6 +152,8 @@ type Goals = Vec<(NodeId, Bdd, bool)>;
 
 struct Tracer<'a, 'm, 'p> {
     c: Concrete<'m, 'p>,
+    /// The backward step shared with the walk over the stamps.
+    back: StepBack<'m, 'p>,
     ops: Ops<'m, 'p>,
     t: &'a Tabulation,
     /// Summaries by procedure and stamp bound (`None`: complete), as stored (context in
@@ -578,8 +167,6 @@ struct Tracer<'a, 'm, 'p> {
     err_ctx: Vec<Vec<(u32, Bdd)>>,
     /// Error goals by procedure and rank bound (built on first use).
     err_goals: HashMap<(ProcId, Option<u32>), Rc<Goals>>,
-    /// `⋀ g@Next ↔ g@Cur` over the globals.
-    globals_next_cur: Bdd,
     /// The work of the searches so far: the total size (BDD nodes) of the `(node, layer)` sets
     /// expanded.
     work: Cell<u64>,
@@ -598,15 +185,16 @@ struct Tracer<'a, 'm, 'p> {
 impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
     fn new(m: &'m Model<'p>, t: &'a Tabulation, budget: u64) -> Self {
         let ops = Ops::new(m);
+        let back = StepBack::new(m);
         let mut tr = Tracer {
-            c: Concrete { m },
+            c: back.c,
+            back,
             ops,
             t,
             sums: HashMap::new(),
             stamps: Stamps::new(m, t),
             err_ctx: Vec::new(),
             err_goals: HashMap::new(),
-            globals_next_cur: m.vars.identity(&m.vars.globals(), Ver::Next, Ver::Cur),
             work: Cell::new(0),
             budget,
             over_budget: Cell::new(false),
@@ -957,19 +545,61 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
         Ok(lp)
     }
 
+    /// The shortest path at the level of `p` (see [`Self::level`]): a breadth-first search
+    /// from the level's initial states until a layer meets a goal, then a walk back through
+    /// the layers.
     fn search_level(
         &mut self,
         p: ProcId,
         ctx: Option<&Ctx>,
         goal: &Goal,
     ) -> Result<LevelPath, BebopError> {
+        let init = self.level_init(p, ctx);
+        let below = match ctx {
+            Some(c) if matches!(goal, Goal::Error) => Some(self.rank_of(p, c)?),
+            _ => None,
+        };
+        let goals = self.level_goals(p, goal, below);
+        let sums = self.level_summaries(p, ctx, goal)?;
+        let cuts = self.cut_nodes(p);
+        let (layers, gi, val) =
+            self.bfs(p, init, &goals, matches!(goal, Goal::Exit(_)), &sums, &cuts)?;
+        let ctx = match ctx {
+            Some(c) => c.clone(),
+            None => self.c.read_ctx(p, &val),
+        };
+        let k = layers.len() - 1;
+        let (goal_node, _, goal_is_call) = &goals[gi];
+        let last = match goal {
+            Goal::Exit(x) => {
+                // The last step: a return into the exit, from layer k - 1.
+                let prev = &layers[k.checked_sub(1).ok_or_else(|| internal("exit at entry"))?];
+                let earlier = LayerBefore { prev, sums: &sums };
+                let ((), eid, su) = self.back.exit_predecessor(&earlier, p, &ctx, x)?;
+                let item = Item::Return {
+                    edge: eid,
+                    before: su.clone(),
+                };
+                (item, self.m().edge(eid).from, su, k - 1)
+            }
+            Goal::Error => {
+                let w = self.c.read_state(p, &val, Ver::Cur);
+                let item = self.error_item(p, *goal_node, *goal_is_call, &w, below)?;
+                (item, *goal_node, w, k)
+            }
+        };
+        self.path_back(p, &ctx, &layers, &sums, last)
+    }
+
+    /// The state at the entry of a level of `p`: `main`'s initial states (`ctx` = `None`), or
+    /// the entry of `p` called in context `ctx` (its `enforce` holding).
+    fn level_init(&self, p: ProcId, ctx: Option<&Ctx>) -> Bdd {
         let m = self.m();
-        let vm = &m.vars;
         let pi = m.proc(p);
-        let init = match ctx {
+        match ctx {
             None => self.ops.init(),
             Some(qc) => {
-                let ctx_cur = vm.cube(
+                let ctx_cur = m.vars.cube(
                     m.ctx_slots(p)
                         .iter()
                         .zip(qc.g.iter().chain(qc.p.iter()).copied()),
@@ -982,14 +612,17 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
                     x
                 }
             }
-        };
-        let below = match ctx {
-            Some(c) if matches!(goal, Goal::Error) => Some(self.rank_of(p, c)?),
-            _ => None,
-        };
-        let goals: Rc<Goals> = match goal {
+        }
+    }
+
+    /// The goals of a level of `p`: the error goals of rank below `below`, or the exit in
+    /// the exit state of `goal`.
+    fn level_goals(&mut self, p: ProcId, goal: &Goal, below: Option<u32>) -> Rc<Goals> {
+        match goal {
             Goal::Error => self.error_goals(p, below),
             Goal::Exit(x) => {
+                let m = self.m();
+                let vm = &m.vars;
                 let fix = self.c.exit_fix(x);
                 let cube = vm.cube(
                     vm.globals()
@@ -999,221 +632,172 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
                     Ver::Cur,
                 );
                 debug_assert_eq!(fix.len(), x.g.len() + x.r.len());
-                Rc::new(vec![(pi.exit, cube, false)])
+                Rc::new(vec![(m.proc(p).exit, cube, false)])
             }
-        };
-        // The summaries the calls of this level may use: all of them, except inside a call that
-        // returns, whose path may only use the summary parts found before its own exit state
-        // (so that the expansion of nested calls is well-founded).
+        }
+    }
+
+    /// The summaries the calls of a level of `p` may use: all of them, except inside a call
+    /// that returns, whose path may only use the summary parts found before its own exit
+    /// state (so that the expansion of nested calls is well-founded).
+    fn level_summaries(
+        &mut self,
+        p: ProcId,
+        ctx: Option<&Ctx>,
+        goal: &Goal,
+    ) -> Result<HashMap<ProcId, Rc<Summary>>, BebopError> {
+        let m = self.m();
         let bound = match (ctx, goal) {
             (Some(c), Goal::Exit(x)) => Some(self.exit_stamp(p, c, x)?),
             _ => None,
         };
         let mut sums: HashMap<ProcId, Rc<Summary>> = HashMap::new();
-        for &v in &pi.stmt_nodes {
+        for &v in &m.proc(p).stmt_nodes {
             if let Some((_, c)) = call_edge_of(m, v)
                 && !sums.contains_key(&c.callee)
             {
                 sums.insert(c.callee, self.summary(c.callee, bound));
             }
         }
-        let cuts = self.cut_nodes(p);
-        let (layers, gi, val) =
-            self.bfs(p, init, &goals, matches!(goal, Goal::Exit(_)), &sums, &cuts)?;
-        let ctx = match ctx {
-            Some(c) => c.clone(),
-            None => self.c.read_ctx(p, &val),
-        };
-        let ctx_fix = self.c.ctx_fix(p, &ctx);
-        let scope = m.scope_slots(p);
-        let mut items: Vec<Item> = Vec::new();
-        let mut k = layers.len() - 1;
-        let (goal_node, _, goal_is_call) = &goals[gi];
-        let mut v = *goal_node;
-        let mut w: PState;
-        match goal {
-            Goal::Exit(x) => {
-                // The last step: a return into the exit, from layer k - 1.
-                let prev = &layers[k.checked_sub(1).ok_or_else(|| internal("exit at entry"))?];
-                let gfix: Fix = vm
-                    .globals()
-                    .into_iter()
-                    .zip(x.g.iter())
-                    .map(|(s, b)| (vm.var(s, Ver::Cur), *b))
-                    .collect();
-                let mut lfix = ctx_fix.clone();
-                lfix.extend(gfix.iter().copied());
-                let rfix = self.c.exit_fix(x);
-                let mut found = None;
-                for &eid in &m.node(pi.exit).inc {
-                    let e = m.edge(eid);
-                    let (EdgeKind::Return(rel), Some(f)) = (&e.kind, prev.get(&e.from)) else {
-                        continue;
-                    };
-                    let cands = match rel {
-                        Some(r) => f.restrict(&lfix).and(&r.restrict(&rfix)),
-                        None => f.restrict(&lfix),
-                    };
-                    if let Some(val) = pick(&cands) {
-                        found = Some((eid, val));
-                        break;
-                    }
-                }
-                let (eid, val) = found.ok_or_else(|| internal("no return into the exit state"))?;
-                let su = PState {
-                    g: x.g.clone(),
-                    f: m.frame_slots(p)
-                        .iter()
-                        .map(|s| vm.value(&val, *s, Ver::Cur))
-                        .collect(),
-                };
-                items.push(Item::Return {
-                    edge: eid,
-                    before: su.clone(),
-                });
-                v = m.edge(eid).from;
-                w = su;
-                k -= 1;
-            }
-            Goal::Error => {
-                w = self.c.read_state(p, &val, Ver::Cur);
-                if !goal_is_call {
-                    items.push(Item::Error {
-                        node: v,
-                        state: w.clone(),
-                    });
-                } else {
-                    let (eid, c) = call_edge_of(m, v).ok_or_else(|| internal("goal kind"))?;
-                    let q = c.callee;
-                    let sfix = self.c.state_fix(&scope, &w, Ver::Cur);
-                    let gefix: Fix = vm
-                        .globals()
-                        .iter()
-                        .zip(w.g.iter())
-                        .map(|(s, b)| (vm.var(*s, Ver::Entry), *b))
-                        .collect();
-                    let en = vm.rename(
-                        &self.err_upto(q, below).restrict(&gefix),
-                        &m.param_slots(q),
-                        Ver::Entry,
-                        Ver::Next,
-                    );
-                    let qc = c.arg_rel.restrict(&sfix).and(&en);
-                    let qv = pick(&qc).ok_or_else(|| internal("no failing callee context"))?;
-                    let qctx = Ctx {
-                        g: w.g.clone(),
-                        p: m.param_slots(q)
-                            .iter()
-                            .map(|s| vm.value(&qv, *s, Ver::Next))
-                            .collect(),
-                    };
-                    items.push(Item::ErrorCall {
-                        edge: eid,
-                        before: w.clone(),
-                        qctx,
-                    });
-                }
-            }
+        Ok(sums)
+    }
+
+    /// The last item of a level of `p` that ends in the error goal at `node` in state `w`:
+    /// the error itself, or the call (`is_call`) that enters its callee in a context of rank
+    /// below `below` from which the callee reaches an error.
+    fn error_item(
+        &self,
+        p: ProcId,
+        node: NodeId,
+        is_call: bool,
+        w: &PState,
+        below: Option<u32>,
+    ) -> Result<Item, BebopError> {
+        if !is_call {
+            return Ok(Item::Error {
+                node,
+                state: w.clone(),
+            });
         }
-        // Backwards through the layers: a predecessor in layer k - 1 that leads to (v, w).
+        let m = self.m();
+        let vm = &m.vars;
+        let (eid, c) = call_edge_of(m, node).ok_or_else(|| internal("goal kind"))?;
+        let q = c.callee;
+        let sfix = self.c.state_fix(&m.scope_slots(p), w, Ver::Cur);
+        let gefix: Fix = vm
+            .globals()
+            .iter()
+            .zip(w.g.iter())
+            .map(|(s, b)| (vm.var(*s, Ver::Entry), *b))
+            .collect();
+        let en = vm.rename(
+            &self.err_upto(q, below).restrict(&gefix),
+            &m.param_slots(q),
+            Ver::Entry,
+            Ver::Next,
+        );
+        let qc = c.arg_rel.restrict(&sfix).and(&en);
+        let qv = pick(&qc).ok_or_else(|| internal("no failing callee context"))?;
+        let qctx = Ctx {
+            g: w.g.clone(),
+            p: m.param_slots(q)
+                .iter()
+                .map(|s| vm.value(&qv, *s, Ver::Next))
+                .collect(),
+        };
+        Ok(Item::ErrorCall {
+            edge: eid,
+            before: w.clone(),
+            qctx,
+        })
+    }
+
+    /// The path of a level of `p` (context `ctx`) backwards through its `layers` from its
+    /// `last` item, reached at node `v` in state `w` in layer `k`: at each layer `k - 1` a
+    /// predecessor that leads to `(v, w)` ([`StepBack::predecessor`]), down to the entry.
+    fn path_back(
+        &self,
+        p: ProcId,
+        ctx: &Ctx,
+        layers: &Layers,
+        sums: &HashMap<ProcId, Rc<Summary>>,
+        last: (Item, NodeId, PState, usize),
+    ) -> Result<LevelPath, BebopError> {
+        let ctx_fix = self.c.ctx_fix(p, ctx);
+        let (item, mut v, mut w, mut k) = last;
+        let mut items: Vec<Item> = vec![item];
         while k > 0 {
-            let prev = &layers[k - 1];
-            let mut found: Option<(NodeId, PState, Item)> = None;
-            for &eid in &m.node(v).inc {
-                let e = m.edge(eid);
-                let Some(f) = prev.get(&e.from) else {
-                    continue;
-                };
-                match &e.kind {
-                    EdgeKind::Transfer(tr) => {
-                        let unmod: Vec<Slot> = scope
-                            .iter()
-                            .copied()
-                            .filter(|s| !tr.modified.contains(s))
-                            .collect();
-                        let mut fix = ctx_fix.clone();
-                        fix.extend(self.c.state_fix(&unmod, &w, Ver::Cur));
-                        let mut rfix = self.c.state_fix(&unmod, &w, Ver::Cur);
-                        rfix.extend(self.c.state_fix(&tr.modified, &w, Ver::Next));
-                        let rel = tr.rel.restrict(&rfix);
-                        if rel.is_false() {
-                            continue;
-                        }
-                        if let Some(val) = pick(&f.restrict(&fix).and(&rel)) {
-                            let mut sigma = w.clone();
-                            for sl in &tr.modified {
-                                sigma.set(*sl, vm.value(&val, *sl, Ver::Cur));
-                            }
-                            let item = Item::Stmt {
-                                edge: eid,
-                                before: sigma.clone(),
-                                after: w.clone(),
-                            };
-                            found = Some((e.from, sigma, item));
-                            break;
-                        }
-                    }
-                    EdgeKind::Call(c) => {
-                        let summary = &sums[&c.callee].0;
-                        if let Some((sigma, qctx, x)) =
-                            self.call_pred(p, c, summary, f, &ctx, &w)?
-                        {
-                            let item = Item::Call {
-                                edge: eid,
-                                before: sigma.clone(),
-                                after: w.clone(),
-                                qctx,
-                                x,
-                            };
-                            found = Some((e.from, sigma, item));
-                            break;
-                        }
-                    }
-                    EdgeKind::Return(_) => {}
+            let earlier = LayerBefore {
+                prev: &layers[k - 1],
+                sums,
+            };
+            let (u, sigma, item) = match self.back.predecessor(&earlier, p, ctx, &ctx_fix, v, &w)? {
+                Some(((), Back::Stmt { edge, from, before })) => {
+                    let item = Item::Stmt {
+                        edge,
+                        before: before.clone(),
+                        after: w.clone(),
+                    };
+                    (from, before, item)
                 }
-            }
-            let (u, sigma, item) = found.ok_or_else(|| {
-                internal(&format!("no predecessor of node {v} in layer {}", k - 1))
-            })?;
+                Some(((), Back::Call { edge, from, call })) => {
+                    let item = Item::Call {
+                        edge,
+                        before: call.before.clone(),
+                        after: w.clone(),
+                        qctx: call.qctx,
+                        x: call.x,
+                    };
+                    (from, call.before, item)
+                }
+                None => {
+                    return Err(internal(&format!(
+                        "no predecessor of node {v} in layer {}",
+                        k - 1
+                    )));
+                }
+            };
             items.push(item);
             v = u;
             w = sigma;
             k -= 1;
         }
-        if v != pi.entry {
+        if v != self.m().proc(p).entry {
             return Err(internal("the backward search did not end at the entry"));
         }
         items.reverse();
         Ok(LevelPath { entry: w, items })
     }
+}
 
-    /// At a return point of call `c` reached in state `w`: a caller state at the call node in
-    /// `f` (the previous layer), the callee context and the callee exit state (from the
-    /// complete summary) that lead to `w`.
-    fn call_pred(
-        &self,
-        p: ProcId,
-        c: &CallEdge,
-        summary: &Bdd,
-        f: &Bdd,
-        ctx: &Ctx,
-        w: &PState,
-    ) -> Result<Option<(PState, Ctx, ExitState)>, BebopError> {
-        let xfix = self.c.return_fix(c, w);
-        let x = summary.restrict(&xfix);
-        if x.is_false() {
-            return Ok(None);
-        }
-        let (ent_n, j, pfix) = self.c.return_join(p, c, &x, ctx, w, &self.globals_next_cur);
-        let Some(val) = pick(&f.restrict(&pfix).and(&j)) else {
-            return Ok(None);
-        };
-        let (sigma, qctx) = self.c.return_caller(p, c, &ent_n, &val, w)?;
-        let mut qxfix = self.c.ctx_fix(c.callee, &qctx);
-        qxfix.extend(xfix.iter().copied());
-        let val = pick(&summary.restrict(&qxfix)).ok_or_else(|| internal("no exit state"))?;
-        let xst = self.c.return_exit(c, &val, w);
-        Ok(Some((sigma, qctx, xst)))
+/// The earlier states of a level's walk back: the previous layer of its breadth-first search,
+/// where every predecessor is as good as another (the first edge that has one wins), and the
+/// summaries its calls use.
+struct LayerBefore<'s> {
+    prev: &'s BTreeMap<NodeId, Bdd>,
+    sums: &'s HashMap<ProcId, Rc<Summary>>,
+}
+
+impl Earlier for LayerBefore<'_> {
+    type Rank = ();
+    const FIRST_WINS: bool = true;
+
+    fn reaches(&self, node: NodeId) -> bool {
+        self.prev.contains_key(&node)
+    }
+
+    fn at(&self, node: NodeId, f: impl Fn(&Bdd) -> Bdd) -> Option<((), Bdd)> {
+        let b = f(self.prev.get(&node)?);
+        (!b.is_false()).then_some(((), b))
+    }
+
+    fn exits(&self, q: ProcId, f: impl Fn(&Bdd) -> Bdd) -> Bdd {
+        f(&self.sums[&q].0)
+    }
+
+    fn exit_at(&self, q: ProcId, f: impl Fn(&Bdd) -> Bdd) -> Option<((), Bdd)> {
+        let b = f(&self.sums[&q].0);
+        (!b.is_false()).then_some(((), b))
     }
 }
 

@@ -1,5 +1,5 @@
-//! The fallback of trace extraction when the shortest-trace search of [`crate::trace`] runs
-//! out of its work budget: a walk backwards over the engine's worklist stamps.
+//! The fallback of trace extraction when the shortest-trace search of `trace` runs out of its
+//! work budget: a walk backwards over the engine's worklist stamps.
 //!
 //! The engine records, per node, the states added in each worklist iteration (their *stamp*,
 //! [`Tabulation::layers`]). Every state was derived from states of earlier stamps, so from the
@@ -9,45 +9,157 @@
 //! inside the callee), and at the entry of a procedure other than `main`, the earliest call
 //! site that creates its context. Stamps strictly decrease, so the walk ends; the trace is a
 //! real execution, but not necessarily a shortest one. Fenwick trees over the layers
-//! ([`Stamps`]) make each choice a logarithmic number of BDD operations.
+//! ([`Stamps`]) make each choice a logarithmic number of BDD operations. The predecessor itself
+//! is chosen by the backward step of [`crate::concrete`], with the stamps as its ranks.
 
 use crate::BebopError;
+use crate::concrete::{
+    Back, CallBack, Ctx, Earlier, Fix, PState, RawStep, StepBack, better, internal,
+};
 use crate::engine::Tabulation;
 use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
-use crate::lower::{CallEdge, EdgeKind, Model};
-use crate::trace::{Concrete, Ctx, ExitState, Fix, PState, RawStep, Stamps, internal};
-use crate::vars::{Slot, Ver, pick};
+use crate::lower::{EdgeKind, Model};
+use crate::vars::{Ver, pick};
 use biodivine_lib_bdd::Bdd;
 use bp_grammar::trace::StepKind;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 
-/// A call found behind a return point: the caller state at the call (and its stamp), the
-/// callee's context, its exit state and that state's stamp.
-struct ReturnFound {
-    sigma: PState,
-    k_sigma: Stamp,
-    qctx: Ctx,
-    x: ExitState,
-    kx: Stamp,
+/// The engine's worklist layers of each node (`Tabulation::layers`: the states added in each
+/// worklist iteration, by stamp), with Fenwick trees (built on first use) to query unions of
+/// the layers stamped before a bound.
+pub(crate) struct Stamps<'a> {
+    t: &'a Tabulation,
+    ff: Bdd,
+    /// Per node: entry `i` (1-based) is the union of the layers `(i - lowbit(i), i]`.
+    trees: RefCell<HashMap<NodeId, Rc<Vec<Bdd>>>>,
 }
 
-/// The predecessor chosen at one node.
-enum Choice {
-    Transfer(EdgeId, Bdd),
-    Call(EdgeId, Box<ReturnFound>),
+impl<'a> Stamps<'a> {
+    pub(crate) fn new(m: &Model, t: &'a Tabulation) -> Self {
+        Stamps {
+            t,
+            ff: m.vars.ff(),
+            trees: RefCell::new(HashMap::new()),
+        }
+    }
+
+    fn tree(&self, node: NodeId) -> Rc<Vec<Bdd>> {
+        let layers = &self.t.layers[node.ix()];
+        let mut trees = self.trees.borrow_mut();
+        Rc::clone(trees.entry(node).or_insert_with(|| {
+            let mut tree: Vec<Bdd> = layers.iter().map(|(_, b)| (**b).clone()).collect();
+            let n = tree.len();
+            for i in 1..=n {
+                let j = i + (i & i.wrapping_neg());
+                if j <= n {
+                    tree[j - 1] = tree[j - 1].or(&tree[i - 1]);
+                }
+            }
+            Rc::new(tree)
+        }))
+    }
+
+    /// `f` of the union of the layers of `node` stamped below `before` (`f` distributes over
+    /// unions).
+    pub(crate) fn prefix(&self, node: NodeId, before: Stamp, f: impl Fn(&Bdd) -> Bdd) -> Bdd {
+        let idx = self.t.layers[node.ix()].partition_point(|(k, _)| *k < before);
+        let tree = self.tree(node);
+        let mut acc = self.ff.clone();
+        let mut i = idx;
+        while i > 0 {
+            acc = acc.or(&f(&tree[i - 1]));
+            i -= i & i.wrapping_neg();
+        }
+        acc
+    }
+
+    /// The earliest layer of `node` stamped below `before` where `f` (which distributes over
+    /// unions) is not empty: its stamp and `f` of it.
+    pub(crate) fn earliest(
+        &self,
+        node: NodeId,
+        before: Stamp,
+        f: impl Fn(&Bdd) -> Bdd,
+    ) -> Option<(Stamp, Bdd)> {
+        let layers = &self.t.layers[node.ix()];
+        let n = layers.partition_point(|(k, _)| *k < before);
+        if n == 0 {
+            return None;
+        }
+        if n == 1 {
+            let r = f(&layers[0].1);
+            return (!r.is_false()).then(|| (layers[0].0, r));
+        }
+        // Fenwick descent for the largest `pos` whose prefix fails `f`. Since `f` distributes
+        // over unions and the prefix accumulated so far fails it, a block can be skipped
+        // exactly when `f` fails on the block alone.
+        let tree = self.tree(node);
+        let mut pos = 0usize;
+        let mut step = 1usize << (usize::BITS - 1 - n.leading_zeros());
+        while step > 0 {
+            if pos + step <= n && f(&tree[pos + step - 1]).is_false() {
+                pos += step;
+            }
+            step >>= 1;
+        }
+        if pos >= n {
+            return None;
+        }
+        let r = f(&layers[pos].1);
+        (!r.is_false()).then(|| (layers[pos].0, r))
+    }
+}
+
+/// The earlier states of a walk over the stamps: the layers stamped below `k`, the earliest
+/// preferred.
+struct StampedBefore<'s, 'a, 'm, 'p> {
+    stamps: &'s Stamps<'a>,
+    m: &'m Model<'p>,
+    k: Stamp,
+}
+
+impl Earlier for StampedBefore<'_, '_, '_, '_> {
+    type Rank = Stamp;
+    const FIRST_WINS: bool = false;
+
+    fn reaches(&self, _node: NodeId) -> bool {
+        true
+    }
+
+    fn at(&self, node: NodeId, f: impl Fn(&Bdd) -> Bdd) -> Option<(Stamp, Bdd)> {
+        self.stamps.earliest(node, self.k, f)
+    }
+
+    fn exits(&self, q: ProcId, f: impl Fn(&Bdd) -> Bdd) -> Bdd {
+        self.stamps.prefix(self.m.proc(q).exit, self.k, f)
+    }
+
+    fn exit_at(&self, q: ProcId, f: impl Fn(&Bdd) -> Bdd) -> Option<(Stamp, Bdd)> {
+        self.stamps.earliest(self.m.proc(q).exit, self.k, f)
+    }
 }
 
 struct Walker<'a, 'm, 'p> {
-    c: Concrete<'m, 'p>,
+    back: StepBack<'m, 'p>,
     stamps: Stamps<'a>,
     /// The steps, last first.
     steps: Vec<RawStep>,
-    /// `⋀ g@Next ↔ g@Cur` over the globals.
-    globals_next_cur: Bdd,
 }
 
 impl<'m, 'p> Walker<'_, 'm, 'p> {
     fn m(&self) -> &'m Model<'p> {
-        self.c.m
+        self.back.c.m
+    }
+
+    /// The layers stamped below `k`.
+    fn before(&self, k: Stamp) -> StampedBefore<'_, '_, 'm, 'p> {
+        StampedBefore {
+            stamps: &self.stamps,
+            m: self.m(),
+            k,
+        }
     }
 
     /// Walks backwards inside `p` (context `ctx`) from node `v` in state `w` found before
@@ -63,52 +175,16 @@ impl<'m, 'p> Walker<'_, 'm, 'p> {
         depth: i64,
     ) -> Result<(PState, Stamp), BebopError> {
         let m = self.m();
-        let vm = &m.vars;
         let entry = m.proc(p).entry;
-        let ctx_fix = self.c.ctx_fix(p, ctx);
-        let scope = m.scope_slots(p);
+        let ctx_fix = self.back.c.ctx_fix(p, ctx);
         loop {
-            if v == entry && self.c.is_initial(p, ctx, &w) {
+            if v == entry && self.back.c.is_initial(p, ctx, &w) {
                 return Ok((w, k));
             }
             // The earliest-stamped predecessor over all incoming edges.
-            let mut best: Option<(Stamp, Choice)> = None;
-            for &eid in &m.node(v).inc {
-                let e = m.edge(eid);
-                match &e.kind {
-                    EdgeKind::Transfer(tr) => {
-                        // Fix the context and the unmodified variables (they equal w's).
-                        let unmod: Vec<Slot> = scope
-                            .iter()
-                            .copied()
-                            .filter(|s| !tr.modified.contains(s))
-                            .collect();
-                        let mut fix = ctx_fix.clone();
-                        fix.extend(self.c.state_fix(&unmod, &w, Ver::Cur));
-                        let mut rfix = self.c.state_fix(&unmod, &w, Ver::Cur);
-                        rfix.extend(self.c.state_fix(&tr.modified, &w, Ver::Next));
-                        let rel = tr.rel.restrict(&rfix);
-                        if rel.is_false() {
-                            continue;
-                        }
-                        if let Some((s, cands)) = self
-                            .stamps
-                            .earliest(e.from, k, |b| b.restrict(&fix).and(&rel))
-                            && best.as_ref().is_none_or(|(bs, _)| s < *bs)
-                        {
-                            best = Some((s, Choice::Transfer(eid, cands)));
-                        }
-                    }
-                    EdgeKind::Call(c) => {
-                        if let Some(r) = self.find_return(p, e.from, c, ctx, &w, k)?
-                            && best.as_ref().is_none_or(|(bs, _)| r.k_sigma < *bs)
-                        {
-                            best = Some((r.k_sigma, Choice::Call(eid, Box::new(r))));
-                        }
-                    }
-                    EdgeKind::Return(_) => {}
-                }
-            }
+            let best = self
+                .back
+                .predecessor(&self.before(k), p, ctx, &ctx_fix, v, &w)?;
             match best {
                 None => {
                     return Err(internal(&format!(
@@ -116,93 +192,38 @@ impl<'m, 'p> Walker<'_, 'm, 'p> {
                         k.0
                     )));
                 }
-                Some((s, Choice::Transfer(eid, cands))) => {
-                    let e = m.edge(eid);
-                    let EdgeKind::Transfer(tr) = &e.kind else {
-                        return Err(internal("edge kind changed"));
-                    };
-                    let val = pick(&cands).ok_or_else(|| internal("empty candidates"))?;
-                    let mut sigma = w.clone();
-                    for sl in &tr.modified {
-                        sigma.set(*sl, vm.value(&val, *sl, Ver::Cur));
-                    }
+                Some((s, Back::Stmt { edge, from, before })) => {
                     self.steps.push(RawStep {
                         kind: StepKind::Stmt,
-                        node: e.from,
-                        edge: Some(eid),
+                        node: from,
+                        edge: Some(edge),
                         depth,
-                        before: (p, sigma.clone()),
+                        before: (p, before.clone()),
                         after: (p, w),
                     });
-                    v = e.from;
-                    w = sigma;
+                    v = from;
+                    w = before;
                     k = s;
                 }
-                Some((s, Choice::Call(eid, r))) => {
-                    let e = m.edge(eid);
-                    let EdgeKind::Call(c) = &e.kind else {
+                Some((s, Back::Call { edge, from, call })) => {
+                    let EdgeKind::Call(c) = &m.edge(edge).kind else {
                         return Err(internal("edge kind changed"));
                     };
-                    let omega0 = self.expand_call(c.callee, &r, p, &w, depth)?;
+                    let omega0 = self.expand_call(c.callee, &call, p, &w, depth)?;
                     self.steps.push(RawStep {
                         kind: StepKind::Call,
-                        node: e.from,
-                        edge: Some(eid),
+                        node: from,
+                        edge: Some(edge),
                         depth,
-                        before: (p, r.sigma.clone()),
+                        before: (p, call.before.clone()),
                         after: (c.callee, omega0),
                     });
-                    v = e.from;
-                    w = r.sigma;
+                    v = from;
+                    w = call.before;
                     k = s;
                 }
             }
         }
-    }
-
-    /// At the return point of call `c` (from node `cnode`) reached in `w` before stamp `k`:
-    /// the earliest caller state at the call and an exit state, both stamped before `k`, that
-    /// lead to `w`.
-    fn find_return(
-        &self,
-        p: ProcId,
-        cnode: NodeId,
-        c: &CallEdge,
-        ctx: &Ctx,
-        w: &PState,
-        k: Stamp,
-    ) -> Result<Option<ReturnFound>, BebopError> {
-        let exit = self.m().proc(c.callee).exit;
-        let xfix = self.c.return_fix(c, w);
-        let x = self.stamps.prefix(exit, k, |b| b.restrict(&xfix));
-        if x.is_false() {
-            return Ok(None);
-        }
-        let (ent_n, j, pfix) = self.c.return_join(p, c, &x, ctx, w, &self.globals_next_cur);
-        let Some((k_sigma, cands)) = self
-            .stamps
-            .earliest(cnode, k, |b| b.restrict(&pfix).and(&j))
-        else {
-            return Ok(None);
-        };
-        let val = pick(&cands).ok_or_else(|| internal("empty call candidates"))?;
-        let (sigma, qctx) = self.c.return_caller(p, c, &ent_n, &val, w)?;
-        // The callee's exit state, the earliest one.
-        let mut qxfix = self.c.ctx_fix(c.callee, &qctx);
-        qxfix.extend(xfix.iter().copied());
-        let (kx, xs) = self
-            .stamps
-            .earliest(exit, k, |b| b.restrict(&qxfix))
-            .ok_or_else(|| internal("no exit state"))?;
-        let val = pick(&xs).ok_or_else(|| internal("no exit state"))?;
-        let x = self.c.return_exit(c, &val, w);
-        Ok(Some(ReturnFound {
-            sigma,
-            k_sigma,
-            qctx,
-            x,
-            kx,
-        }))
     }
 
     /// Expands a call of `q` that returns (`r`) into `w_after` of `caller`: pushes the return
@@ -210,51 +231,15 @@ impl<'m, 'p> Walker<'_, 'm, 'p> {
     fn expand_call(
         &mut self,
         q: ProcId,
-        r: &ReturnFound,
+        r: &CallBack<Stamp>,
         caller: ProcId,
         w_after: &PState,
         depth: i64,
     ) -> Result<PState, BebopError> {
-        let m = self.m();
-        let vm = &m.vars;
-        let exit = m.proc(q).exit;
-        let gfix: Fix = vm
-            .globals()
-            .into_iter()
-            .zip(r.x.g.iter())
-            .map(|(s, b)| (vm.var(s, Ver::Cur), *b))
-            .collect();
-        let mut lfix = self.c.ctx_fix(q, &r.qctx);
-        lfix.extend(gfix.iter().copied());
-        let rfix = self.c.exit_fix(&r.x);
-        let mut best: Option<(Stamp, EdgeId, Bdd)> = None;
-        for &eid in &m.node(exit).inc {
-            let e = m.edge(eid);
-            let EdgeKind::Return(rel) = &e.kind else {
-                continue;
-            };
-            let rel = match rel {
-                Some(rel) => rel.restrict(&rfix),
-                None => vm.tt(),
-            };
-            if let Some((s, cands)) = self
-                .stamps
-                .earliest(e.from, r.kx, |b| b.restrict(&lfix).and(&rel))
-                && best.as_ref().is_none_or(|(bs, _, _)| s < *bs)
-            {
-                best = Some((s, eid, cands));
-            }
-        }
-        let (s, eid, cands) = best.ok_or_else(|| internal("no return into the exit state"))?;
-        let from = m.edge(eid).from;
-        let val = pick(&cands).ok_or_else(|| internal("empty return candidates"))?;
-        let su = PState {
-            g: r.x.g.clone(),
-            f: m.frame_slots(q)
-                .iter()
-                .map(|s| vm.value(&val, *s, Ver::Cur))
-                .collect(),
-        };
+        let (s, eid, su) = self
+            .back
+            .exit_predecessor(&self.before(r.x_rank), q, &r.qctx, &r.x)?;
+        let from = self.m().edge(eid).from;
         self.steps.push(RawStep {
             kind: StepKind::Return,
             node: from,
@@ -272,7 +257,8 @@ impl<'m, 'p> Walker<'_, 'm, 'p> {
 /// walking backwards over the stamps.
 pub(crate) fn extract_raw(m: &Model, t: &Tabulation) -> Result<Vec<RawStep>, BebopError> {
     let (v_err, r) = t.error.ok_or_else(|| internal("no error to explain"))?;
-    let c = Concrete { m };
+    let back = StepBack::new(m);
+    let c = back.c;
     let tg = m
         .node(v_err)
         .target
@@ -286,10 +272,9 @@ pub(crate) fn extract_raw(m: &Model, t: &Tabulation) -> Result<Vec<RawStep>, Beb
     let mut ctx = c.read_ctx(p, &val);
     let mut w = c.read_state(p, &val, Ver::Cur);
     let mut wk = Walker {
-        c,
+        back,
         stamps: Stamps::new(m, t),
         steps: Vec::new(),
-        globals_next_cur: m.vars.identity(&m.vars.globals(), Ver::Next, Ver::Cur),
     };
     wk.steps.push(RawStep {
         kind: StepKind::Error,
@@ -323,7 +308,7 @@ pub(crate) fn extract_raw(m: &Model, t: &Tabulation) -> Result<Vec<RawStep>, Beb
             .collect();
         let mut afix = pfix.clone();
         afix.extend(gfix.iter().copied());
-        let mut best: Option<(Stamp, EdgeId, Bdd)> = None;
+        let mut best: Option<(Stamp, (EdgeId, Bdd))> = None;
         for &cs in &m.proc(p).call_sites {
             let ce = m.edge(cs);
             let EdgeKind::Call(call) = &ce.kind else {
@@ -333,17 +318,18 @@ pub(crate) fn extract_raw(m: &Model, t: &Tabulation) -> Result<Vec<RawStep>, Beb
             if let Some((s, cands)) = wk
                 .stamps
                 .earliest(ce.from, k0, |b| b.restrict(&gfix).and(&args))
-                && best.as_ref().is_none_or(|(bs, _, _)| s < *bs)
+                && better(&best, s)
             {
-                best = Some((s, cs, cands));
+                best = Some((s, (cs, cands)));
             }
         }
-        let (k0p, cs, cands) = best.ok_or_else(|| internal("no call site creates the context"))?;
+        let (k0p, (cs, cands)) =
+            best.ok_or_else(|| internal("no call site creates the context"))?;
         let ce = m.edge(cs);
         let val = pick(&cands).ok_or_else(|| internal("empty call-site candidates"))?;
         let caller = m.node(ce.from).proc;
-        let cctx = wk.c.read_ctx(caller, &val);
-        let mut sigma = wk.c.read_state(caller, &val, Ver::Cur);
+        let cctx = wk.back.c.read_ctx(caller, &val);
+        let mut sigma = wk.back.c.read_state(caller, &val, Ver::Cur);
         sigma.g = ctx.g.clone();
         depth -= 1;
         wk.steps.push(RawStep {

@@ -1,5 +1,5 @@
 //! Traces are shortest in Bebop's sense: fewest steps at each call level, a call counting as
-//! one step of its caller (`bp-language.md` §3.1 "Traces"). Every trace is also replayed by
+//! one step of its caller (Ball & Rajamani, Bebop, SPIN 2000 §4). Every trace is also replayed by
 //! bebop's self-check and by the reference replayer (see `common`).
 
 mod common;

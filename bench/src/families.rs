@@ -1,7 +1,7 @@
 //! Deterministic generators of the benchmark families, as `.bp` text.
 //!
-//! Every generator takes its parameters and a seed, draws from a hand-written [`SplitMix64`]
-//! and returns an [`Instance`]: the program text (fully parenthesised, so it reads the same
+//! Every generator takes its parameters and a seed, draws from the workspace's one
+//! pseudo-random generator ([`bp_testkit::prng::SplitMix64`]) and returns an [`Instance`]: the program text (fully parenthesised, so it reads the same
 //! under both precedence dialects), the figures the benchmark table shows, and the verdict the
 //! program must get. The first line of every text is a header annotation
 //! `//@@ family=... size=... seed=...` (size 0 marks hand-picked parameters).
@@ -11,10 +11,9 @@
 //! declaration order), and an `if` and everything nested in it share one window, the way the
 //! predicates one C statement touches are about related variables. Without it (window 0: any
 //! variable anywhere) the reachable sets are unions of unrelated random constraints over the
-//! whole scope, and their BDDs blow up whatever the checker does: measured with the first
-//! `bebop`, the first 27 statements of `straight` ×1 already gave a 164,000-node BDD (2.5 s),
-//! the first 100 took over a minute, and `chain` ×1 over a minute and 2.5 GB; that measures the
-//! family, not the checker. `order` is the family that breaks locality on purpose, in a way a
+//! whole scope, and their BDDs blow up whatever the checker does (a few dozen statements of
+//! `straight` already give BDDs of a hundred thousand nodes): that would measure the family,
+//! not the checker. `order` is the family that breaks locality on purpose, in a way a
 //! good variable order undoes.
 //!
 //! Why each verdict holds, by construction (the unit tests also check the small instances with
@@ -38,54 +37,8 @@
 //!   writes both halves of a pair with equal values (copies, negations, xors of pairs, a shared
 //!   temporary, or `*, * constrain ('g_i = 'g_{i+m})`). So every assert of a pair equality holds.
 
+use bp_testkit::prng::SplitMix64;
 use std::fmt::Write as _;
-
-/// The splitmix64 generator (Steele, Lea, Flood 2014): tiny, fast, good enough for test data.
-#[derive(Clone, Debug)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// A generator started at `seed`.
-    pub fn new(seed: u64) -> SplitMix64 {
-        SplitMix64(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        assert!(n > 0, "below(0)");
-        ((self.next_u64() >> 11) % n as u64) as usize
-    }
-
-    /// True with probability `percent`/100.
-    pub fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
-    /// A fair coin.
-    pub fn coin(&mut self) -> bool {
-        self.next_u64() >> 63 == 1
-    }
-
-    /// `k` distinct numbers from `0..n`, in random order (`k <= n`).
-    pub fn distinct(&mut self, k: usize, n: usize) -> Vec<usize> {
-        let mut all: Vec<usize> = (0..n).collect();
-        for i in 0..k {
-            let j = i + self.below(n - i);
-            all.swap(i, j);
-        }
-        all.truncate(k);
-        all
-    }
-}
 
 /// The four families.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1179,14 +1132,6 @@ mod tests {
             prog.header.get("seed"),
             Some(inst.seed.to_string().as_str())
         );
-    }
-
-    #[test]
-    fn splitmix_is_the_reference_sequence() {
-        // First outputs of splitmix64 seeded with 1234567 (from the reference C code).
-        let mut rng = SplitMix64::new(1234567);
-        assert_eq!(rng.next_u64(), 6457827717110365317);
-        assert_eq!(rng.next_u64(), 3203168211198807973);
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! The typed AST of Boolean programs, with source spans and annotations.
 //!
 //! This module owns the shape of a `.bp` program once parsed: procedures, declarations,
-//! statements and expressions (see `../shared/design/bp-language.md` §1.3 for the grammar and
-//! §1.5 for the semantics each node has). Every node carries a [`Span`]; spans never take part
-//! in equality, so `parse(print(p)) == p` compares what programs *say*, not where they said it.
+//! statements and expressions (see `docs/bp-semantics.md`, "Syntax accepted" for the grammar
+//! and "Semantics" for the meaning of each node). Every node carries a [`Span`]; spans never
+//! take part in equality, so `parse(print(p)) == p` compares what programs *say*, not where
+//! they said it.
 //!
 //! Surface synonyms are normalised at parse time and printed in one canonical form:
 //! `~`/`!` → [`Expr::Not`], `&&`/`&` → [`BinOp::And`], `||`/`|` → [`BinOp::Or`], `0`/`F` and
@@ -203,7 +204,7 @@ pub struct CondArm {
     pub body: Vec<Stmt>,
 }
 
-/// The kinds of statement (`bp-language.md` §1.3, §1.5).
+/// The kinds of statement (`docs/bp-semantics.md`, "Syntax accepted" and "Semantics").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum StmtKind {
     /// `skip;`

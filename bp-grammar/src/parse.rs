@@ -3,12 +3,13 @@
 //! This module owns the reading of Boolean programs as `docs/bp-semantics.md` ("Syntax
 //! accepted", "Precedence", "Annotations") defines it. It works in three passes:
 //!
-//! 1. a **pre-scan** of the raw text (skipping comments and `{...}` identifiers) that rejects
-//!    what the grammar must never see: parenthesis/prefix nesting deeper than
-//!    [`MAX_PAREN_DEPTH`] and `if`/`while` nesting deeper than [`MAX_STMT_DEPTH`] (code
-//!    `too-deep`, so the recursive pest parser cannot overflow the stack), concurrency
-//!    constructs (code `unsupported-concurrency`), `abortif` and stand-alone `constrain(e);`
-//!    (code `unsupported`);
+//! 1. a **pre-scan** (module `prescan`) of the raw text (skipping comments and `{...}`
+//!    identifiers) that rejects what the grammar must never see: parenthesis/prefix nesting
+//!    deeper than [`MAX_PAREN_DEPTH`](crate::ast::MAX_PAREN_DEPTH) and `if`/`while` nesting
+//!    deeper than [`MAX_STMT_DEPTH`](crate::ast::MAX_STMT_DEPTH) (code `too-deep`, so the
+//!    recursive pest parser cannot overflow the stack), concurrency constructs (code
+//!    `unsupported-concurrency`), `abortif` and stand-alone `constrain(e);` (code
+//!    `unsupported`);
 //! 2. the **pest grammar** (`grammar.pest`), whose first failure becomes one `syntax`
 //!    diagnostic with a readable "expected ..." message;
 //! 3. the **AST builder**, which applies operator precedence iteratively (an explicit operator
@@ -27,8 +28,8 @@
 //! state, and this grammar backtracks only a bounded amount per token.
 
 use crate::ast::{
-    Annotations, BinOp, CondArm, Decl, Expr, Ident, Lhs, MAX_EXPR_DEPTH, MAX_PAREN_DEPTH,
-    MAX_STMT_DEPTH, Procedure, Program, RetType, Span, Stmt, StmtKind,
+    Annotations, BinOp, CondArm, Decl, Expr, Ident, Lhs, MAX_EXPR_DEPTH, Procedure, Program,
+    RetType, Span, Stmt, StmtKind,
 };
 use crate::diag::{Diagnostic, span_at};
 use pest::Parser as _;
@@ -48,7 +49,11 @@ mod grammar {
 
 use grammar::{BpParser, Rule};
 
-/// How unparenthesised mixes of binary operators are read (`bp-language.md` §1.4).
+mod prescan;
+use prescan::{CONCURRENCY_KEYWORDS, is_ident_char, prescan};
+
+/// How unparenthesised mixes of binary operators are read (`docs/bp-semantics.md`,
+/// "Precedence").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Precedence {
     /// Moped/SLAM (`bp.y`): `!` > `= !=` > `&` > `^` > `|` > `=>` (the default).
@@ -129,257 +134,6 @@ fn parse_prescanned(src: &str, opts: &ParseOptions) -> Result<Program, Vec<Diagn
     } else {
         Err(b.errors)
     }
-}
-
-// ------------------------------------------------------------------------------------------
-// Pre-scan
-// ------------------------------------------------------------------------------------------
-
-/// Keywords of concurrent Boolean programs, rejected with `unsupported-concurrency`.
-const CONCURRENCY_KEYWORDS: [&str; 6] = [
-    "start_thread",
-    "end_thread",
-    "atomic_begin",
-    "atomic_end",
-    "sync",
-    "thread_local",
-];
-
-fn is_ident_start(c: u8) -> bool {
-    c.is_ascii_alphabetic() || c == b'_' || c == b'$'
-}
-
-fn is_ident_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'#' | b'-')
-}
-
-/// What came before, for the pre-scan's few context-dependent checks.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Prev<'s> {
-    Start,
-    Word(&'s str),
-    Punct(u8),
-    Other,
-}
-
-/// Scans the raw text for what must be rejected before the grammar runs (see the module doc).
-/// Too-deep nesting stops the scan at once; unsupported constructs are all collected. Returns
-/// the deepest parenthesis/negation nesting plus the deepest `if`/`while` nesting.
-fn prescan(src: &str) -> Result<usize, Vec<Diagnostic>> {
-    let b = src.as_bytes();
-    let n = b.len();
-    let mut errs = Vec::new();
-    // Open parentheses/brackets; for each level (plus the outermost), the prefix operators
-    // still waiting for their operand at that level.
-    let mut pending: Vec<usize> = vec![0];
-    let mut nesting = 0usize; // open parentheses + pending prefix operators
-    let mut stmt_depth = 0usize;
-    let (mut max_nesting, mut max_stmt_depth) = (0usize, 0usize);
-    let mut prev = Prev::Start;
-    let too_deep = |what: &str, limit: usize, start: usize, end: usize| {
-        vec![Diagnostic::error(
-            "too-deep",
-            format!("{what} nested deeper than {limit} levels"),
-            span_at(src, start, end),
-            src,
-        )]
-    };
-    // An operand ended at the current level: its prefix operators are complete.
-    fn operand_done(pending: &mut [usize], nesting: &mut usize) {
-        if let Some(top) = pending.last_mut() {
-            *nesting -= *top;
-            *top = 0;
-        }
-    }
-    let mut i = 0;
-    while i < n {
-        let c = b[i];
-        let next = b.get(i + 1).copied();
-        match c {
-            b' ' | b'\t' | b'\r' | b'\n' | 0x0c => i += 1,
-            b'/' if next == Some(b'/') => {
-                i = b[i..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(n, |p| i + p + 1);
-            }
-            b'/' if next == Some(b'*') => {
-                i = find(b, i + 2, b"*/").map_or(n, |p| p + 2);
-            }
-            b'{' => {
-                let close = b[i + 1..]
-                    .iter()
-                    .position(|&c| matches!(c, b'{' | b'}' | b'\n' | b'\r'))
-                    .map(|p| i + 1 + p);
-                match close {
-                    Some(j) if b[j] == b'}' && j > i + 1 => {
-                        operand_done(&mut pending, &mut nesting);
-                        prev = Prev::Word("{}");
-                        i = j + 1;
-                    }
-                    _ => {
-                        prev = Prev::Other;
-                        i += 1;
-                    }
-                }
-            }
-            b'(' | b'[' => {
-                pending.push(0);
-                nesting += 1;
-                max_nesting = max_nesting.max(nesting);
-                if nesting > MAX_PAREN_DEPTH {
-                    return Err(too_deep(
-                        "parentheses and negations are",
-                        MAX_PAREN_DEPTH,
-                        i,
-                        i + 1,
-                    ));
-                }
-                prev = Prev::Punct(c);
-                i += 1;
-            }
-            b')' | b']' => {
-                if pending.len() > 1 {
-                    let top = pending.pop().unwrap_or(0);
-                    nesting -= top + 1;
-                    operand_done(&mut pending, &mut nesting);
-                }
-                prev = Prev::Punct(c);
-                i += 1;
-            }
-            b'!' | b'~' if !(c == b'!' && next == Some(b'=')) => {
-                if let Some(top) = pending.last_mut() {
-                    *top += 1;
-                }
-                nesting += 1;
-                max_nesting = max_nesting.max(nesting);
-                if nesting > MAX_PAREN_DEPTH {
-                    return Err(too_deep(
-                        "parentheses and negations are",
-                        MAX_PAREN_DEPTH,
-                        i,
-                        i + 1,
-                    ));
-                }
-                prev = Prev::Punct(c);
-                i += 1;
-            }
-            b'*' | b'?' => {
-                operand_done(&mut pending, &mut nesting);
-                prev = Prev::Punct(c);
-                i += 1;
-            }
-            b':' if next == Some(b'=') => {
-                prev = Prev::Other;
-                i += 2;
-            }
-            c if c.is_ascii_digit() => {
-                while i < n && b[i].is_ascii_digit() {
-                    i += 1;
-                }
-                operand_done(&mut pending, &mut nesting);
-                prev = Prev::Other;
-            }
-            c if is_ident_start(c) => {
-                let start = i;
-                while i < n && is_ident_char(b[i]) {
-                    i += 1;
-                }
-                let word = &src[start..i];
-                match word {
-                    "if" | "while" => {
-                        stmt_depth += 1;
-                        max_stmt_depth = max_stmt_depth.max(stmt_depth);
-                        if stmt_depth > MAX_STMT_DEPTH {
-                            return Err(too_deep(
-                                "`if`/`while` statements are",
-                                MAX_STMT_DEPTH,
-                                start,
-                                i,
-                            ));
-                        }
-                    }
-                    "fi" | "od" => stmt_depth = stmt_depth.saturating_sub(1),
-                    "abortif" => errs.push(Diagnostic::error(
-                        "unsupported",
-                        "`abortif` is not supported (a CPROVER dialect feature)",
-                        span_at(src, start, i),
-                        src,
-                    )),
-                    "constrain" if starts_statement(prev) => errs.push(Diagnostic::error(
-                        "unsupported",
-                        "stand-alone `constrain(e);` is not supported; \
-                         write `x := e constrain c;`",
-                        span_at(src, start, i),
-                        src,
-                    )),
-                    w if CONCURRENCY_KEYWORDS.contains(&w) => errs.push(Diagnostic::error(
-                        "unsupported-concurrency",
-                        format!(
-                            "concurrency construct `{w}` is not supported \
-                             (sequential Boolean programs only)"
-                        ),
-                        span_at(src, start, i),
-                        src,
-                    )),
-                    w if w.starts_with("ASYNC_") && is_label_colon(b, i) => {
-                        errs.push(Diagnostic::error(
-                            "unsupported-concurrency",
-                            format!(
-                                "concurrency construct `{w}:` (thread start) is not supported \
-                                 (sequential Boolean programs only)"
-                            ),
-                            span_at(src, start, i),
-                            src,
-                        ))
-                    }
-                    _ => {}
-                }
-                if word != "schoose" {
-                    operand_done(&mut pending, &mut nesting);
-                }
-                prev = Prev::Word(word);
-            }
-            b';' | b':' => {
-                prev = Prev::Punct(c);
-                i += 1;
-            }
-            _ => {
-                prev = Prev::Other;
-                i += 1;
-            }
-        }
-    }
-    if errs.is_empty() {
-        Ok(max_nesting + max_stmt_depth)
-    } else {
-        Err(errs)
-    }
-}
-
-/// True when a statement may start after `prev` (for spotting a stand-alone `constrain`).
-fn starts_statement(prev: Prev<'_>) -> bool {
-    match prev {
-        Prev::Punct(b';') | Prev::Punct(b':') => true,
-        Prev::Word(w) => matches!(w, "begin" | "then" | "else" | "do" | "fi" | "od"),
-        _ => false,
-    }
-}
-
-/// True when the word ending at `i` is followed by a label colon (`:` but not `:=`).
-fn is_label_colon(b: &[u8], mut i: usize) -> bool {
-    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
-        i += 1;
-    }
-    b.get(i) == Some(&b':') && b.get(i + 1) != Some(&b'=')
-}
-
-/// The first occurrence of `needle` in `hay` at or after `from`.
-fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    hay.get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| from + p)
 }
 
 // ------------------------------------------------------------------------------------------
@@ -1469,6 +1223,7 @@ fn parse_annotation_pairs(text: &str) -> Result<Vec<(String, String)>, (usize, u
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ast::MAX_PAREN_DEPTH;
 
     #[test]
     fn positions_agree_with_span_at() {

@@ -1,7 +1,7 @@
 //! The trace format: what `bebop` writes for a reachable error and `newton`/`constrain` read.
 //!
 //! A [`Trace`] is a fully expanded, hierarchical path from the entry of `main` to the error
-//! (Ball & Rajamani, Bebop, SPIN 2000 §4; `bp-language.md` §3.1 "Traces"). Steps come in
+//! (Ball & Rajamani, Bebop, SPIN 2000 §4). Steps come in
 //! execution order; a call is followed by the callee's steps (one level deeper) and its
 //! `return` step, then the caller resumes. The JSON form is `serde_json` of these types
 //! (schema documented in `ARCHITECTURE.md` and in the field docs below); the text form for people

@@ -2,7 +2,7 @@
 //! overflow), every diagnostic has a position (line and column ≥ 1) and a message, and on
 //! success the checker runs and positions its diagnostics too.
 //!
-//! Inputs come from a small seeded PRNG (splitmix64; no dependencies): random bytes (lossily
+//! Inputs come from a seeded PRNG (`bp_testkit::prng::SplitMix64`): random bytes (lossily
 //! made UTF-8), random token soups, mutations (delete/insert/duplicate/swap chunks and tokens)
 //! of the Boppo corpus and of embedded sample programs, and hand-made deep-nesting cases. Each
 //! group runs on a thread with a 2 MiB stack, the size cargo gives test threads.
@@ -11,32 +11,12 @@ use bp_grammar::{
     Diagnostic, MAX_EXPR_DEPTH, MAX_PAREN_DEPTH, MAX_STMT_DEPTH, ParseOptions, Precedence, check,
     parse, parse_with,
 };
+use bp_testkit::prng::SplitMix64;
 use std::path::PathBuf;
 
-/// splitmix64: tiny, seedable, good enough to drive a fuzzer.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-
-    fn token(&mut self) -> &'static str {
-        TOKENS[self.below(TOKENS.len())]
-    }
+/// A random token of [`TOKENS`].
+fn token(rng: &mut SplitMix64) -> &'static str {
+    TOKENS[rng.below(TOKENS.len())]
 }
 
 const SAMPLES: [&str; 4] = [
@@ -222,7 +202,7 @@ fn on_2mib_stack(f: impl FnOnce() + Send + 'static) {
         .expect("the fuzz group panicked (see above)");
 }
 
-fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
+fn mutate(rng: &mut SplitMix64, base: &[u8]) -> Vec<u8> {
     let mut s = base.to_vec();
     for _ in 0..1 + rng.below(4) {
         let len = s.len();
@@ -234,7 +214,7 @@ fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
                 s.drain(at..end);
             }
             1 => {
-                let bytes: Vec<u8> = (0..chunk).map(|_| rng.next() as u8).collect();
+                let bytes: Vec<u8> = (0..chunk).map(|_| rng.next_u64() as u8).collect();
                 s.splice(at..at, bytes);
             }
             2 if len > 0 => {
@@ -255,11 +235,11 @@ fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
             4 if len > 0 => {
                 // Replace a chunk by a token.
                 let end = (at + rng.below(6)).min(len);
-                let tok = rng.token().as_bytes().to_vec();
+                let tok = token(rng).as_bytes().to_vec();
                 s.splice(at..end, tok);
             }
             _ => {
-                let mut tok = rng.token().as_bytes().to_vec();
+                let mut tok = token(rng).as_bytes().to_vec();
                 tok.push(b' ');
                 s.splice(at..at, tok);
             }
@@ -271,14 +251,14 @@ fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
 #[test]
 fn random_bytes_never_panic() {
     on_2mib_stack(|| {
-        let mut rng = Rng(0x5EED_0001);
+        let mut rng = SplitMix64::new(0x5EED_0001);
         let alphabet = b"abcTF01*?!~&|^=>'()[]{},;:_ \n\t/@\"\\$#-";
         for i in 0..2000 {
             let len = rng.below(200);
             let bytes: Vec<u8> = (0..len)
                 .map(|_| {
                     if i % 2 == 0 {
-                        rng.next() as u8
+                        rng.next_u64() as u8
                     } else {
                         *rng.pick(alphabet)
                     }
@@ -292,14 +272,14 @@ fn random_bytes_never_panic() {
 #[test]
 fn random_token_soups_never_panic() {
     on_2mib_stack(|| {
-        let mut rng = Rng(0x5EED_0002);
+        let mut rng = SplitMix64::new(0x5EED_0002);
         for _ in 0..2000 {
             let mut src = String::new();
             if rng.below(2) == 0 {
                 src.push_str("void main() begin ");
             }
             for _ in 0..rng.below(60) {
-                src.push_str(rng.token());
+                src.push_str(token(&mut rng));
                 src.push(' ');
             }
             if rng.below(2) == 0 {
@@ -319,7 +299,7 @@ fn mutated_programs_never_panic() {
         assert!(parse(b).is_ok(), "base does not parse: {b}");
     }
     on_2mib_stack(move || {
-        let mut rng = Rng(0x5EED_0003);
+        let mut rng = SplitMix64::new(0x5EED_0003);
         let mut parsed = 0;
         for _ in 0..2000 {
             let base = rng.pick(&bases).as_bytes().to_vec();

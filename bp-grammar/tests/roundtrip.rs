@@ -3,45 +3,19 @@
 //! syntactic form (statements, labels, annotations, escaped identifiers, every operator, deep
 //! nesting). Generated programs are printable, not necessarily well-formed for the checker.
 //!
-//! The generator uses its own SplitMix64 so that every case is reproducible from its seed; a
-//! failure prints the seed and the printed text.
+//! The generator draws from `bp_testkit::prng::SplitMix64`, so that every case is reproducible
+//! from its seed; a failure prints the seed and the printed text.
 
 use bp_grammar::{
     Annotations, BinOp, CondArm, Decl, Expr, Ident, Lhs, ParseOptions, Precedence, Procedure,
     Program, RetType, Span, Stmt, StmtKind, parse, parse_with, print, print_expr,
 };
+use bp_testkit::prng::SplitMix64;
 use std::path::Path;
-
-/// SplitMix64 (Steele, Lea, Flood, OOPSLA 2014).
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// True with probability `percent`/100.
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 /// Names that are neither keywords nor `T`/`F`/`_`: plain, with `$ # - _`, and escaped ones
 /// with spaces and operator characters inside the braces.
-fn name(rng: &mut Rng) -> Ident {
+fn name(rng: &mut SplitMix64) -> Ident {
     let n = rng.below(6);
     let text = match rng.below(12) {
         0 => format!("g{n}"),
@@ -60,12 +34,12 @@ fn name(rng: &mut Rng) -> Ident {
     Ident::new(text)
 }
 
-fn names(rng: &mut Rng, min: usize, max: usize) -> Vec<Ident> {
+fn names(rng: &mut SplitMix64, min: usize, max: usize) -> Vec<Ident> {
     let n = min + rng.below(max - min + 1);
     (0..n).map(|_| name(rng)).collect()
 }
 
-fn annotations(rng: &mut Rng) -> Annotations {
+fn annotations(rng: &mut SplitMix64) -> Annotations {
     let mut ann = Annotations::default();
     if rng.chance(70) {
         return ann;
@@ -108,7 +82,7 @@ const OPS: [BinOp; 6] = [
     BinOp::Implies,
 ];
 
-fn leaf(rng: &mut Rng) -> Expr {
+fn leaf(rng: &mut SplitMix64) -> Expr {
     match rng.below(6) {
         0 => Expr::constant(rng.chance(50)),
         1 => Expr::Nondet(Span::NONE),
@@ -117,7 +91,7 @@ fn leaf(rng: &mut Rng) -> Expr {
     }
 }
 
-fn expr(rng: &mut Rng, depth: usize) -> Expr {
+fn expr(rng: &mut SplitMix64, depth: usize) -> Expr {
     if depth == 0 || rng.chance(30) {
         return leaf(rng);
     }
@@ -148,12 +122,12 @@ fn expr(rng: &mut Rng, depth: usize) -> Expr {
     }
 }
 
-fn exprs(rng: &mut Rng, min: usize, max: usize) -> Vec<Expr> {
+fn exprs(rng: &mut SplitMix64, min: usize, max: usize) -> Vec<Expr> {
     let n = min + rng.below(max - min + 1);
     (0..n).map(|_| expr(rng, 4)).collect()
 }
 
-fn lhs(rng: &mut Rng, min: usize, max: usize) -> Vec<Lhs> {
+fn lhs(rng: &mut SplitMix64, min: usize, max: usize) -> Vec<Lhs> {
     let n = min + rng.below(max - min + 1);
     (0..n)
         .map(|_| {
@@ -166,12 +140,12 @@ fn lhs(rng: &mut Rng, min: usize, max: usize) -> Vec<Lhs> {
         .collect()
 }
 
-fn body(rng: &mut Rng, depth: usize) -> Vec<Stmt> {
+fn body(rng: &mut SplitMix64, depth: usize) -> Vec<Stmt> {
     let n = rng.below(if depth == 0 { 6 } else { 4 });
     (0..n).map(|_| stmt(rng, depth)).collect()
 }
 
-fn stmt(rng: &mut Rng, depth: usize) -> Stmt {
+fn stmt(rng: &mut SplitMix64, depth: usize) -> Stmt {
     let compound = depth < 4;
     let kind = match rng.below(if compound { 14 } else { 11 }) {
         0 => StmtKind::Skip,
@@ -221,7 +195,7 @@ fn stmt(rng: &mut Rng, depth: usize) -> Stmt {
     }
 }
 
-fn decls(rng: &mut Rng, max: usize) -> Vec<Decl> {
+fn decls(rng: &mut SplitMix64, max: usize) -> Vec<Decl> {
     (0..rng.below(max + 1))
         .map(|_| Decl {
             vars: names(rng, 1, 3),
@@ -231,7 +205,7 @@ fn decls(rng: &mut Rng, max: usize) -> Vec<Decl> {
         .collect()
 }
 
-fn program(rng: &mut Rng) -> Program {
+fn program(rng: &mut SplitMix64) -> Program {
     let n_procs = rng.below(4);
     Program {
         header: annotations(rng),
@@ -327,7 +301,7 @@ fn generated_programs_round_trip() {
     const N_PROGRAMS: u64 = 2000;
     let mut n_stmts = 0;
     for seed in 0..N_PROGRAMS {
-        let prog = program(&mut Rng(seed));
+        let prog = program(&mut SplitMix64::new(seed));
         n_stmts += prog
             .procs
             .iter()
@@ -383,7 +357,7 @@ fn generator_covers_every_form() {
         }
     }
     for seed in 0..200 {
-        let prog = program(&mut Rng(seed));
+        let prog = program(&mut SplitMix64::new(seed));
         if !prog.header.is_empty() {
             seen.insert("header".into());
         }
@@ -622,7 +596,7 @@ fn spans(p: &mut Procedure) -> Vec<(usize, usize, u32, u32)> {
 fn procedures_parsed_alone_and_shifted_have_the_spans_of_the_whole_parse() {
     let mut compared = 0;
     for seed in 0..300u64 {
-        let prog = program(&mut Rng(seed));
+        let prog = program(&mut SplitMix64::new(seed));
         let text = print(&prog);
         let mut whole = parse(&text).unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
         let mut from = 0;

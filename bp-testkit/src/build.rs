@@ -1,6 +1,6 @@
 //! Terse constructors for Boolean-program ASTs (all spans [`Span::NONE`], no annotations).
 //!
-//! Used by the random generator ([`crate::generator`]) and handy for hand-written test programs:
+//! Used by the random generator (module `generator`) and handy for hand-written test programs:
 //!
 //! ```
 //! use bp_testkit::build::*;

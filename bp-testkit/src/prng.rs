@@ -1,5 +1,9 @@
 //! A tiny deterministic pseudo-random generator (SplitMix64), so that the random program
-//! generator is reproducible from a seed without external dependencies.
+//! generator is reproducible from a seed without external dependencies. It is the one
+//! pseudo-random generator of the workspace's test and benchmark generators (the random
+//! programs here, the parser's fuzz and round-trip tests, c2bp's random C programs, the
+//! benchmark families of `bp-bench`): numbers below `n` are drawn one way, by
+//! [`SplitMix64::below`].
 //!
 //! SplitMix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number generators",
 //! OOPSLA 2014) passes BigCrush and is more than good enough for test-case generation. The
@@ -54,6 +58,19 @@ impl SplitMix64 {
         &items[self.below(items.len())]
     }
 
+    /// `k` distinct numbers from `0..n`, in random order (`k <= n`): the first `k` places of a
+    /// Fisher–Yates shuffle of `0..n`.
+    pub fn distinct(&mut self, k: usize, n: usize) -> Vec<usize> {
+        assert!(k <= n, "{k} distinct numbers from 0..{n}");
+        let mut all: Vec<usize> = (0..n).collect();
+        for i in 0..k {
+            let j = i + self.below(n - i);
+            all.swap(i, j);
+        }
+        all.truncate(k);
+        all
+    }
+
     /// An index chosen with probability proportional to `weights` (not all zero).
     pub fn weighted(&mut self, weights: &[u32]) -> usize {
         let total: u64 = weights.iter().map(|&w| u64::from(w)).sum();
@@ -79,6 +96,9 @@ mod tests {
         let mut r = SplitMix64::new(0);
         assert_eq!(r.next_u64(), 0xE220_A839_7B1D_CDAF);
         assert_eq!(r.next_u64(), 0x6E78_9E6A_A1B9_65F4);
+        let mut r = SplitMix64::new(1234567);
+        assert_eq!(r.next_u64(), 6457827717110365317);
+        assert_eq!(r.next_u64(), 3203168211198807973);
     }
 
     #[test]
@@ -89,6 +109,10 @@ mod tests {
             let x = r.range(2, 4);
             assert!((2..=4).contains(&x));
             assert_ne!(r.weighted(&[0, 5, 0, 1]), 0);
+            let mut d = r.distinct(3, 5);
+            d.sort();
+            d.dedup();
+            assert!(d.len() == 3 && d.iter().all(|&x| x < 5));
         }
     }
 }

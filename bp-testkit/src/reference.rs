@@ -51,7 +51,7 @@
 //! [`Machine`] exposes single steps over named valuations ([`Valuation`]), the form traces
 //! use: [`Machine::step`] enumerates every legal outcome of one statement in one state (the
 //! enforce checks included), [`Machine::return_values`] and [`Machine::return_to`] give the
-//! two halves of a return. [`crate::replay`](mod@crate::replay) is built on it.
+//! two halves of a return. The trace replayer (module `replay`) is built on it.
 
 use bp_grammar::ast::{Expr, Lhs, Procedure, Program, Stmt, StmtId, StmtKind};
 use bp_grammar::trace::Valuation;
@@ -429,6 +429,83 @@ impl Compiler<'_> {
     fn exprs(&self, es: &[Expr]) -> Result<Vec<CExpr>, RefError> {
         es.iter().map(|e| self.expr(e)).collect()
     }
+
+    /// An ill-formedness error in this procedure.
+    fn ill(&self, m: String) -> RefError {
+        RefError::IllFormed(format!("in `{}`: {m}", self.proc))
+    }
+
+    /// A parallel assignment: distinct variable targets (no `_`), as many as values.
+    fn assign(
+        &self,
+        lhs: &[Lhs],
+        rhs: &[Expr],
+        constrain: Option<&Expr>,
+    ) -> Result<CStmt, RefError> {
+        if lhs.len() != rhs.len() {
+            return Err(self.ill("assignment count mismatch".into()));
+        }
+        let mut targets = Vec::new();
+        for l in lhs {
+            match l {
+                Lhs::Var(v) => {
+                    let i = self.var(&v.name)?;
+                    if targets.contains(&i) {
+                        return Err(self.ill(format!("`{}` assigned twice", v.name)));
+                    }
+                    targets.push(i);
+                }
+                Lhs::Discard(_) => {
+                    return Err(self.ill("`_` outside a call".into()));
+                }
+            }
+        }
+        Ok(CStmt::Assign {
+            targets,
+            rhs: self.exprs(rhs)?,
+            constrain: constrain.map(|e| self.expr(e)).transpose()?,
+        })
+    }
+
+    /// A call of `callee` (a procedure of `prog`, indexed by `by_name`): the callee's arity,
+    /// and no targets or one per returned value (`_` discards one).
+    fn call(
+        &self,
+        prog: &Program,
+        by_name: &HashMap<String, usize>,
+        lhs: &[Lhs],
+        callee: &str,
+        args: &[Expr],
+    ) -> Result<CStmt, RefError> {
+        let q = *by_name
+            .get(callee)
+            .ok_or_else(|| self.ill(format!("unknown procedure `{callee}`")))?;
+        let qp = &prog.procs[q];
+        if args.len() != qp.params.len() {
+            return Err(self.ill(format!("call of `{callee}`: arity")));
+        }
+        if !lhs.is_empty() && lhs.len() != qp.ret.arity() {
+            return Err(self.ill(format!("call of `{callee}`: result count")));
+        }
+        let mut targets = Vec::new();
+        for l in lhs {
+            match l {
+                Lhs::Var(v) => {
+                    let i = self.var(&v.name)?;
+                    if targets.contains(&Some(i)) {
+                        return Err(self.ill(format!("`{}` assigned twice", v.name)));
+                    }
+                    targets.push(Some(i));
+                }
+                Lhs::Discard(_) => targets.push(None),
+            }
+        }
+        Ok(CStmt::Call {
+            callee: q,
+            targets,
+            args: self.exprs(args)?,
+        })
+    }
 }
 
 /// Links a statement list: fills `next` and returns the list's first location.
@@ -569,60 +646,9 @@ impl<'p> Machine<'p> {
                     lhs,
                     rhs,
                     constrain,
-                } => {
-                    if lhs.len() != rhs.len() {
-                        return Err(ill("assignment count mismatch".into()));
-                    }
-                    let mut targets = Vec::new();
-                    for l in lhs {
-                        match l {
-                            Lhs::Var(v) => {
-                                let i = c.var(&v.name)?;
-                                if targets.contains(&i) {
-                                    return Err(ill(format!("`{}` assigned twice", v.name)));
-                                }
-                                targets.push(i);
-                            }
-                            Lhs::Discard(_) => {
-                                return Err(ill("`_` outside a call".into()));
-                            }
-                        }
-                    }
-                    CStmt::Assign {
-                        targets,
-                        rhs: c.exprs(rhs)?,
-                        constrain: constrain.as_ref().map(|e| c.expr(e)).transpose()?,
-                    }
-                }
+                } => c.assign(lhs, rhs, constrain.as_ref())?,
                 StmtKind::Call { lhs, callee, args } => {
-                    let q = *by_name
-                        .get(&callee.name)
-                        .ok_or_else(|| ill(format!("unknown procedure `{}`", callee.name)))?;
-                    let qp = &prog.procs[q];
-                    if args.len() != qp.params.len() {
-                        return Err(ill(format!("call of `{}`: arity", callee.name)));
-                    }
-                    if !lhs.is_empty() && lhs.len() != qp.ret.arity() {
-                        return Err(ill(format!("call of `{}`: result count", callee.name)));
-                    }
-                    let mut targets = Vec::new();
-                    for l in lhs {
-                        match l {
-                            Lhs::Var(v) => {
-                                let i = c.var(&v.name)?;
-                                if targets.contains(&Some(i)) {
-                                    return Err(ill(format!("`{}` assigned twice", v.name)));
-                                }
-                                targets.push(Some(i));
-                            }
-                            Lhs::Discard(_) => targets.push(None),
-                        }
-                    }
-                    CStmt::Call {
-                        callee: q,
-                        targets,
-                        args: c.exprs(args)?,
-                    }
+                    c.call(prog, by_name, lhs, &callee.name, args)?
                 }
                 StmtKind::If { arms, els } => CStmt::If {
                     arms: arms

@@ -1,6 +1,6 @@
-//! Cube enumeration: C2BP's `F_V(φ)` (Ball, Majumdar, Millstein, Rajamani, PLDI'01, §4.1;
-//! `slam-algorithms.md` §3.3), its dual `G_V(φ) = ¬F_V(¬φ)`, and the inconsistent cubes behind
-//! `enforce` (§3.9).
+//! Cube enumeration: C2BP's `F_V(φ)` (Ball, Majumdar, Millstein, Rajamani, PLDI'01, §4.1),
+//! its dual `G_V(φ) = ¬F_V(¬φ)`, and the inconsistent cubes behind `enforce` (the Constrain
+//! paper, TACAS'04 §3.3).
 //!
 //! `F_V(φ)` is the disjunction of the cubes over the Boolean variables `V` (each standing for a
 //! C expression) whose meaning implies φ. It is computed breadth-first, in increasing cube
@@ -723,8 +723,8 @@ impl Enumerator<'_> {
                 // with it (`tried` generates each cube once). Not only with larger indices:
                 // the connected cube {a, b, c} with a and b disjoint and both sharing with c
                 // has no connected prefix in index order, and an inconsistent cube is only
-                // minimal when it is connected (seed 180 of newton's progress test lost
-                // `N == -3 ∧ N + 1 + g >= 2 ∧ ¬(g >= 4)` that way).
+                // minimal when it is connected (extending in index order only would miss,
+                // e.g., `N == -3 ∧ N + 1 + g >= 2 ∧ ¬(g >= 4)`).
                 for j in 0..vs.vars.len() {
                     if c.iter().any(|l| l.0 == j) || vs.vars[j].locs.is_disjoint(&c_locs) {
                         continue;
@@ -781,8 +781,8 @@ fn mask_cube(n: usize, (vars, vals): MaskCube) -> Cube {
 }
 
 /// Above this many atoms at unbounded cube length the projections (one query per valuation
-/// of φ and of ¬φ) mostly overrun their budget (progress seed 27: 16 atoms, 4,096 queries
-/// spent before falling back): [`Search::by_generalization`] directly.
+/// of φ and of ¬φ) mostly overrun their budget, spending all of it ([`PROJECTION_BUDGET`]
+/// queries each) before falling back: [`Search::by_generalization`] directly.
 const GENERALIZATION_ATOMS: usize = 12;
 
 /// Largest number of atoms for the projection method (valuations are `u64` bitmasks).
@@ -830,8 +830,9 @@ pub fn inconsistent_cubes_since(
 }
 
 /// [`Enumerator::inconsistent_cubes`] by search stops after this many times `max_queries`
-/// queries (one search covers a whole procedure, where a cube search covers one φ): at
-/// `--enforce-len 64` over 20 related predicates it ran for hours (progress seed 116).
+/// queries (one search covers a whole procedure, where a cube search covers one φ): at a large
+/// `--enforce-len` over many related predicates an unbounded search does not end in
+/// practice.
 const INCONSISTENT_QUERY_FACTOR: u64 = 5;
 
 /// At most this many consistent valuations for [`Enumerator::inconsistent_cubes`] by projection.
@@ -927,13 +928,13 @@ impl Search {
     }
 
     /// `F(φ)` and `F(¬φ)` from the exact projections of `¬φ` and `φ` onto the atoms (the
-    /// Boolean abstraction by enumeration of models, `slam-algorithms.md` §3.3 "fast exact
-    /// alternative"), then the minimal cubes of at most `max_len` literals inside them: the same
-    /// answer as the cube search when the projections are small. `None` (use the search) when
-    /// they are not, and for a bounded cube length: there the search is cheaper — on the
-    /// ntdrivers tasks at cube length 3 most projections overran their budget, and the queries
-    /// spent before falling back were more than half of all (`floppy_simpl3`: 35.6k queries
-    /// with projections, 15.5k without; the whole run 2–3× faster).
+    /// Boolean abstraction by enumeration of models, as in Lahiri, Nieuwenhuis and Oliveras,
+    /// "SMT Techniques for Fast Predicate Abstraction", CAV'06), then the minimal cubes of at
+    /// most `max_len` literals inside them: the same answer as the cube search when the
+    /// projections are small. `None` (use the search) when they are not, and for a bounded cube
+    /// length: there the search is cheaper — at cube length 3 most projections of the ntdrivers
+    /// tasks overrun their budget, and the queries spent before falling back are more than half
+    /// of all.
     fn by_projection(&self, s: &mut Session<'_>) -> Option<(Vec<Cube>, Vec<Cube>, bool, u64)> {
         let n = self.goal;
         if n > MAX_PROJECTION_ATOMS || self.max_len.is_some() {
@@ -959,8 +960,8 @@ impl Search {
 
     /// `F(φ)` and `F(¬φ)` at unbounded cube length over more than [`GENERALIZATION_ATOMS`]
     /// atoms — many predicates related to φ, whose valuations overrun the projections and
-    /// whose consistent cubes the search would enumerate by the million (progress seed 27:
-    /// 16 predicates, 833k queries; in an isolated session, see `Enumerator::approx`): at
+    /// whose consistent cubes the search would enumerate by the million (run in a session of
+    /// its own, see `Enumerator::approx`): at
     /// unbounded length `F(φ)` holds of a valuation exactly when the valuation's full cube
     /// implies φ, so it is enough to *cover* those valuations, as IC3 generalises a state.
     /// Repeatedly: a model of φ outside the cubes found (and outside the valuations known to

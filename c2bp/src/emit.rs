@@ -1,5 +1,5 @@
-//! The translation of one C function into one Boolean procedure (C2BP, PLDI'01 §4;
-//! `slam-algorithms.md` §3.4–§3.9). Each IR edge becomes one or more `.bp` statements, each
+//! The translation of one C function into one Boolean procedure (C2BP, PLDI'01 §4; `enforce`:
+//! the Constrain paper, TACAS'04 §3.3). Each IR edge becomes one or more `.bp` statements, each
 //! annotated with the edge id, its part of the edge's translation and the source position:
 //!
 //! | edge | statements (`part=`) |
@@ -123,6 +123,68 @@ pub struct ProcOut {
 struct St {
     part: &'static str,
     text: String,
+}
+
+/// Which nodes of a function's body need a label: the edges out of each node, and the nodes
+/// some edge reaches other than by falling through.
+struct Layout {
+    out_edges: Vec<Vec<usize>>,
+    needs_label: Vec<bool>,
+}
+
+impl Layout {
+    fn new(f: &Function, blocks: &[Vec<Vec<St>>]) -> Layout {
+        let n = f.nodes as usize;
+        let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, e) in f.edges.iter().enumerate() {
+            out_edges[e.from.0 as usize].push(i);
+        }
+        let mut layout = Layout {
+            out_edges,
+            needs_label: vec![false; n],
+        };
+        for (i, e) in f.edges.iter().enumerate() {
+            if !layout.falls_through(f, blocks, i) {
+                layout.needs_label[e.to.0 as usize] = true;
+            }
+        }
+        layout
+    }
+
+    /// Whether edge `i` falls through to its target: the only edge of its node, one
+    /// alternative, and its target the next node.
+    fn falls_through(&self, f: &Function, blocks: &[Vec<Vec<St>>], i: usize) -> bool {
+        let e = &f.edges[i];
+        self.out_edges[e.from.0 as usize].len() == 1
+            && blocks[i].len() == 1
+            && e.to.0 == e.from.0 + 1
+    }
+}
+
+/// The body of a procedure being written: each statement on a line after its annotation,
+/// with the label of its node (when one is pending) and its own.
+#[derive(Default)]
+struct BodyWriter {
+    body: String,
+    pending_label: Option<String>,
+}
+
+impl BodyWriter {
+    fn put(&mut self, ann: String, label: Option<String>, text: &str) {
+        let body = &mut self.body;
+        body.push_str("  ");
+        body.push_str(&ann);
+        body.push('\n');
+        body.push_str("  ");
+        if let Some(l) = self.pending_label.take() {
+            let _ = write!(body, "{l}: ");
+        }
+        if let Some(l) = label {
+            let _ = write!(body, "{l}: ");
+        }
+        body.push_str(text);
+        body.push('\n');
+    }
 }
 
 /// Everything the translation of `f` reads that may change between two abstractions of one
@@ -400,7 +462,6 @@ impl FnCx<'_, '_, '_, '_> {
 
     /// The procedure's text.
     fn procedure(&mut self) -> String {
-        let prog = self.sh.prog;
         let f = self.f;
         // The inconsistent cubes first: they prune every cube search of the procedure.
         let enforce = self.enforce();
@@ -415,73 +476,34 @@ impl FnCx<'_, '_, '_, '_> {
         } else {
             None
         };
+        let layout = Layout::new(f, &blocks);
+        let body = self.body(&blocks, init.as_deref(), &layout);
+        self.with_header(enforce, &body)
+    }
 
-        // Layout: which nodes need a label.
-        let n = f.nodes as usize;
-        let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (i, e) in f.edges.iter().enumerate() {
-            out_edges[e.from.0 as usize].push(i);
-        }
-        let falls_through = |i: usize| {
-            let e = &f.edges[i];
-            out_edges[e.from.0 as usize].len() == 1
-                && blocks[i].len() == 1
-                && e.to.0 == e.from.0 + 1
-        };
-        let mut needs_label = vec![false; n];
-        for (i, e) in f.edges.iter().enumerate() {
-            if !falls_through(i) {
-                needs_label[e.to.0 as usize] = true;
-            }
-        }
-
-        let mut body = String::new();
-        let mut pending_label: Option<String> = None;
-        let put = |body: &mut String,
-                   pending: &mut Option<String>,
-                   ann: String,
-                   label: Option<String>,
-                   text: &str| {
-            body.push_str("  ");
-            body.push_str(&ann);
-            body.push('\n');
-            body.push_str("  ");
-            if let Some(l) = pending.take() {
-                let _ = write!(body, "{l}: ");
-            }
-            if let Some(l) = label {
-                let _ = write!(body, "{l}: ");
-            }
-            body.push_str(text);
-            body.push('\n');
-        };
-        if let Some(text) = &init {
-            put(
-                &mut body,
-                &mut pending_label,
-                annotation(prog, None, "init", f.pos),
-                None,
-                text,
-            );
+    /// The statements of the procedure, node by node: `main`'s initialisation of the globals,
+    /// the exclusion of the mixed inconsistent cubes at the entry, then each node's blocks
+    /// ([`Self::node_blocks`]), `return` at the exit and `assume F;` at a node without
+    /// successors.
+    fn body(&self, blocks: &[Vec<Vec<St>>], init: Option<&str>, layout: &Layout) -> String {
+        let prog = self.sh.prog;
+        let f = self.f;
+        let mut w = BodyWriter::default();
+        if let Some(text) = init {
+            w.put(annotation(prog, None, "init", f.pos), None, text);
         }
         // At the entry (after `main`'s initialisation of the globals) the local predicates
         // start arbitrary next to the caller's global ones: every mixed inconsistent cube is
         // excluded there, as after an assignment of all of them.
         let every: BTreeSet<usize> = (0..self.body.vars.len()).collect();
         if let Some(st) = self.excluding(&every) {
-            put(
-                &mut body,
-                &mut pending_label,
-                annotation(prog, None, st.part, f.pos),
-                None,
-                &st.text,
-            );
+            w.put(annotation(prog, None, st.part, f.pos), None, &st.text);
         }
-        for node in 0..n {
-            if needs_label[node] {
-                pending_label = Some(format!("L{node}"));
+        for node in 0..f.nodes as usize {
+            if layout.needs_label[node] {
+                w.pending_label = Some(format!("L{node}"));
             }
-            let outs = &out_edges[node];
+            let outs = &layout.out_edges[node];
             if NodeId(node as u32) == f.exit {
                 let names: Vec<String> = self.sh.sigs[f.id.0 as usize]
                     .returns
@@ -493,78 +515,77 @@ impl FnCx<'_, '_, '_, '_> {
                 } else {
                     format!("return {};", names.join(", "))
                 };
-                put(
-                    &mut body,
-                    &mut pending_label,
-                    annotation(prog, None, "exit", f.pos),
-                    None,
-                    &text,
-                );
+                w.put(annotation(prog, None, "exit", f.pos), None, &text);
                 continue;
             }
             if outs.is_empty() {
-                put(
-                    &mut body,
-                    &mut pending_label,
-                    annotation(prog, None, "sink", f.pos),
-                    None,
-                    "assume F;",
-                );
+                w.put(annotation(prog, None, "sink", f.pos), None, "assume F;");
                 continue;
             }
-            // The labelled blocks of this node: (label, edge index, alternative).
-            let mut entries: Vec<(Option<String>, usize, usize)> = Vec::new();
-            for &i in outs {
-                let k = blocks[i].len();
-                for a in 0..k {
-                    let label = if outs.len() == 1 && k == 1 {
-                        None
-                    } else if k == 1 {
-                        Some(format!("E{i}"))
-                    } else {
-                        Some(format!("E{i}_{a}"))
-                    };
-                    entries.push((label, i, a));
-                }
-            }
-            if entries.len() > 1 {
-                let labels: Vec<String> = entries.iter().filter_map(|x| x.0.clone()).collect();
-                let e = &f.edges[outs[0]];
-                put(
-                    &mut body,
-                    &mut pending_label,
-                    annotation(prog, None, "branch", e.pos),
-                    None,
-                    &format!("goto {};", labels.join(", ")),
-                );
-            }
-            for (label, i, a) in entries {
-                let e = &f.edges[i];
-                let stmts = &blocks[i][a];
-                let mut label = label;
-                for (si, st) in stmts.iter().enumerate() {
-                    let l = if si == 0 { label.take() } else { None };
-                    put(
-                        &mut body,
-                        &mut pending_label,
-                        annotation(prog, Some(e), st.part, e.pos),
-                        l,
-                        &st.text,
-                    );
-                }
-                if !falls_through(i) {
-                    put(
-                        &mut body,
-                        &mut pending_label,
-                        annotation(prog, Some(e), "goto", e.pos),
-                        None,
-                        &format!("goto L{};", e.to.0),
-                    );
-                }
+            self.node_blocks(&mut w, blocks, layout, outs);
+        }
+        w.body
+    }
+
+    /// The blocks of the edges `outs` of one node: a `goto` to all of them when there is a
+    /// choice, then each alternative of each edge, labelled `E{edge}` or `E{edge}_{alternative}`,
+    /// followed by a `goto` to the edge's target unless it falls through.
+    fn node_blocks(
+        &self,
+        w: &mut BodyWriter,
+        blocks: &[Vec<Vec<St>>],
+        layout: &Layout,
+        outs: &[usize],
+    ) {
+        let prog = self.sh.prog;
+        let f = self.f;
+        // The labelled blocks of this node: (label, edge index, alternative).
+        let mut entries: Vec<(Option<String>, usize, usize)> = Vec::new();
+        for &i in outs {
+            let k = blocks[i].len();
+            for a in 0..k {
+                let label = if outs.len() == 1 && k == 1 {
+                    None
+                } else if k == 1 {
+                    Some(format!("E{i}"))
+                } else {
+                    Some(format!("E{i}_{a}"))
+                };
+                entries.push((label, i, a));
             }
         }
+        if entries.len() > 1 {
+            let labels: Vec<String> = entries.iter().filter_map(|x| x.0.clone()).collect();
+            let e = &f.edges[outs[0]];
+            w.put(
+                annotation(prog, None, "branch", e.pos),
+                None,
+                &format!("goto {};", labels.join(", ")),
+            );
+        }
+        for (label, i, a) in entries {
+            let e = &f.edges[i];
+            let stmts = &blocks[i][a];
+            let mut label = label;
+            for (si, st) in stmts.iter().enumerate() {
+                let l = if si == 0 { label.take() } else { None };
+                w.put(annotation(prog, Some(e), st.part, e.pos), l, &st.text);
+            }
+            if !layout.falls_through(f, blocks, i) {
+                w.put(
+                    annotation(prog, Some(e), "goto", e.pos),
+                    None,
+                    &format!("goto L{};", e.to.0),
+                );
+            }
+        }
+    }
 
-        // Header: signature, declarations, enforce.
+    /// The whole procedure: its `//@ c-function` annotation, signature, declarations (own
+    /// predicates that are not parameters, then call temporaries) and `enforce`, then `body`.
+    fn with_header(&self, enforce: Option<String>, body: &str) -> String {
+        let prog = self.sh.prog;
+        let f = self.f;
         let sig = &self.sh.sigs[f.id.0 as usize];
         let params: Vec<String> = sig.formals.iter().map(|&i| self.own[i].name()).collect();
         let ret = match sig.returns.len() {
@@ -594,7 +615,7 @@ impl FnCx<'_, '_, '_, '_> {
         if let Some(en) = enforce {
             let _ = writeln!(s, "  enforce {en};");
         }
-        s.push_str(&body);
+        s.push_str(body);
         s.push_str("end\n");
         s
     }
@@ -692,8 +713,8 @@ impl FnCx<'_, '_, '_, '_> {
         cubes
     }
 
-    /// The initial values of the global predicates, at the start of `main` (globals are zero
-    /// unless initialised; `slam-algorithms.md` §3.8).
+    /// The initial values of the global predicates, at the start of `main` (C's static storage:
+    /// globals are zero unless initialised).
     fn global_init(&mut self) -> Option<String> {
         let prog = self.sh.prog;
         let globals = self.sh.globals;

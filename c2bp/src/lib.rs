@@ -1,16 +1,19 @@
-//! `c2bp`: SLAM's abstractor (issue 3 §2). From a lowered C program ([`cir`]) and a set of
+//! `c2bp`: SLAM's abstractor. From a lowered C program ([`cir`]) and a set of
 //! predicates it builds a Boolean program that over-approximates the C program: every concrete
 //! execution maps, through the predicates' values, to an execution of the Boolean program.
 //!
 //! T. Ball, R. Majumdar, T. Millstein, S. K. Rajamani, "Automatic predicate abstraction of C
-//! programs", PLDI'01; summarised in the Constrain paper (`../shared/seeds/002`, §2); the
-//! algorithms with sources in `../shared/design/slam-algorithms.md` §3–§4.
+//! programs", PLDI'01; summarised in the Constrain paper (Ball, Cook, Das, Rajamani, "Refining
+//! Approximations in Software Predicate Abstraction", TACAS'04, §2); Cartesian abstraction as
+//! in Ball, Podelski and Rajamani, "Boolean and Cartesian Abstraction for Model Checking C
+//! Programs", TACAS'01.
 //!
 //! - [`cubes`]: `F_V(φ)` by cube enumeration (Cartesian abstraction with a cube-length limit),
 //!   `G_V(φ)`, inconsistent cubes for `enforce`;
 //! - [`signature`]: procedure signatures (formal-parameter and return predicates) and mod sets;
 //! - [`emit`]: the translation of one function into one Boolean procedure;
-//! - [`trace`]: the inverse of the annotations: the C path a trace of the `.bp` follows.
+//! - the inverse of the annotations, the C path a trace of the `.bp` follows, is
+//!   [`bp_c::trace`] (with the header and the names, the contract c2bp writes by).
 //!
 //! One Boolean variable per predicate, named by its canonical C text (`{x < y}`): global
 //! predicates are global `decl`s, a function's predicates are locals of its procedure (its
@@ -194,7 +197,7 @@ pub struct Cache {
     local_enforce: std::collections::HashMap<String, emit::LocalCubes>,
     /// The Boolean procedures of the last abstraction by function: the inputs of their
     /// translation ([`emit::proc_key`]), their text and counters.
-    procs: std::collections::HashMap<cir::ir::FuncId, (String, String, emit::ProcStats)>,
+    procs: CachedProcs,
     /// The Boolean procedures of the last abstraction by their text, each parsed on its own
     /// (spans from the start of its text): a procedure whose text recurs is not parsed again
     /// ([`bp_grammar::Procedure::shift_spans`] places it).
@@ -203,6 +206,12 @@ pub struct Cache {
 
 /// A cube by the normalised texts of its literals' expressions ([`VarSet::cube_key`]).
 type CubeKey = Vec<(String, bool)>;
+
+/// Boolean procedures by function: the inputs of their translation, their text and counters.
+type CachedProcs = std::collections::HashMap<cir::ir::FuncId, (String, String, emit::ProcStats)>;
+
+/// Boolean procedures with their functions.
+type ProcOuts = Vec<(cir::ir::FuncId, emit::ProcOut)>;
 
 impl Cache {
     /// Answers held.
@@ -255,24 +264,7 @@ pub fn abstract_program_cached(
     sources: &Sources,
     cache: &mut Cache,
 ) -> Result<Output, C2bpError> {
-    // The cache holds texts of this program's procedures: a cache used for another program
-    // (another C file, or the same file lowered differently) or other options starts empty.
-    let mut tag = format!(
-        "{} max-queries={} source={} {:?}",
-        opts.describe(),
-        opts.max_queries,
-        sources.c_sha256,
-        sources.extra
-    );
-    for f in &prog.functions {
-        let _ = write!(tag, " {}:{}:{}", f.name, f.nodes, f.edges.len());
-    }
-    if cache.options != tag {
-        *cache = Cache {
-            options: tag,
-            ..Cache::default()
-        };
-    }
+    cache.keep_only_for(cache_tag(prog, opts, sources));
     let pts = PointsTo::analyze(prog);
     let prover = Prover::new(prog, opts.sem).with_rlimit(opts.rlimit);
     let sigs = signature::signatures(prog, preds);
@@ -282,53 +274,17 @@ pub fn abstract_program_cached(
         globals.push(prog, &pts, p.name(), &p.expr);
     }
     let t0 = std::time::Instant::now();
-    let mut global_capped = false;
-    let global_enforce = if opts.havoc_all {
-        Vec::new()
+    let (global_enforce, global_capped) = if opts.havoc_all {
+        (Vec::new(), false)
     } else {
-        let en = Enumerator {
-            pts: &pts,
+        global_enforce_cubes(
             prog,
-            max_len: opts.cube_len,
-            max_queries: opts.max_queries,
-        };
-        let len = opts.enforce_len.max(2);
-        let texts: Vec<String> = globals
-            .vars
-            .iter()
-            .map(|v| prog.show_expr(&v.expr))
-            .collect();
-        // Incremental when the global predicates only grew: every new minimal cube contains
-        // a new predicate.
-        let earlier = cache
-            .global_enforce
-            .as_ref()
-            .filter(|(old, _)| old.iter().all(|t| globals.find(t).is_some()))
-            .and_then(|(old, cubes)| {
-                let known = cubes
-                    .iter()
-                    .map(|c| globals.cube_of_key(c))
-                    .collect::<Option<Vec<Cube>>>()?;
-                let fresh = (0..texts.len())
-                    .filter(|&i| !old.contains(&texts[i]))
-                    .collect();
-                Some((known, fresh))
-            });
-        let (cubes, capped) = cubes::inconsistent_cubes_since(earlier, None, &[], |must, known| {
-            prover.with_solver(|cx| en.inconsistent_cubes(cx, &globals, must, len, known))
-        });
-        // Incomplete cubes are no base for an incremental search.
-        cache.global_enforce = (!capped).then(|| {
-            (
-                texts,
-                cubes.iter().map(|c| globals.cube_key(prog, c)).collect(),
-            )
-        });
-        if capped {
-            tracing::warn!("the global inconsistent cubes stopped at their query budget");
-        }
-        global_capped = capped;
-        cubes
+            &pts,
+            &prover,
+            opts,
+            &globals,
+            &mut cache.global_enforce,
+        )
     };
     let global_seconds = t0.elapsed().as_secs_f64();
     let shared = emit::Shared {
@@ -344,9 +300,6 @@ pub fn abstract_program_cached(
         prior: cache.memo.clone(),
         local_enforce: &cache.local_enforce,
     };
-    // The functions in `solver_groups` fixed groups (interleaved by index), each translated in
-    // one solver ([`emit::translate_all`]); the groups run in parallel. Fixed, so the output
-    // does not depend on the number of threads.
     // A function whose translation inputs did not change since the last abstraction keeps
     // its text; the others are translated.
     let global_key = emit::global_key(&shared);
@@ -355,10 +308,148 @@ pub fn abstract_program_cached(
         .iter()
         .map(|f| emit::proc_key(&shared, &global_key, f))
         .collect();
-    let mut reused: Vec<(cir::ir::FuncId, emit::ProcOut)> = Vec::new();
+    let (reused, todo) = reuse_unchanged(prog, &keys, &cache.procs);
+    let mut done = translate_in_groups(&shared, &todo);
+    for (f, out) in &done {
+        cache.procs.insert(
+            *f,
+            (
+                keys[f.0 as usize].clone(),
+                out.text.clone(),
+                out.stats.clone(),
+            ),
+        );
+    }
+    done.extend(reused);
+    done.sort_by_key(|(f, _)| *f);
+    let mut procs: Vec<emit::ProcOut> = done.into_iter().map(|(_, o)| o).collect();
+    drop(shared);
+    cache.keep_answers(&mut procs);
+    let (text, head_len, at) = program_text(sources, opts, &globals, &procs);
+    let (text, program) = parse_text(text, head_len, &at, &procs, &mut cache.parsed)?;
+    Ok(Output {
+        text,
+        program,
+        procs: procs.into_iter().map(|p| p.stats).collect(),
+        prover: prover.stats(),
+        global_seconds,
+        global_capped,
+    })
+}
+
+/// What a [`Cache`] is valid for: the options, the source and the shape of every function of
+/// the lowered program.
+fn cache_tag(prog: &Program, opts: &Options, sources: &Sources) -> String {
+    let mut tag = format!(
+        "{} max-queries={} source={} {:?}",
+        opts.describe(),
+        opts.max_queries,
+        sources.c_sha256,
+        sources.extra
+    );
+    for f in &prog.functions {
+        let _ = write!(tag, " {}:{}:{}", f.name, f.nodes, f.edges.len());
+    }
+    tag
+}
+
+impl Cache {
+    /// Empties the cache unless it was made for `tag` ([`cache_tag`]): the cache holds texts
+    /// of one program's procedures, so a cache used for another program (another C file, or
+    /// the same file lowered differently) or other options starts empty.
+    fn keep_only_for(&mut self, tag: String) {
+        if self.options != tag {
+            *self = Cache {
+                options: tag,
+                ..Cache::default()
+            };
+        }
+    }
+
+    /// Takes the local inconsistent cubes and the cube-search answers of this abstraction's
+    /// procedures into the cache.
+    fn keep_answers(&mut self, procs: &mut [emit::ProcOut]) {
+        for p in procs.iter_mut() {
+            if let Some(lc) = p.local_enforce.take() {
+                self.local_enforce.insert(p.stats.name.clone(), lc);
+            }
+        }
+        let prior = std::sync::Arc::make_mut(&mut self.memo);
+        for p in procs.iter_mut() {
+            // In key order, so the cache (and which answer seeds a search) is reproducible.
+            let mut answers: Vec<_> = std::mem::take(&mut p.memo).into_iter().collect();
+            answers.sort_by(|a, b| a.0.cmp(&b.0));
+            for (k, v) in answers {
+                prior.insert(&p.stats.name, &k, v);
+            }
+        }
+    }
+}
+
+/// The inconsistent cubes over the global predicates `globals` (the global `enforce`), and
+/// whether their search stopped at its budget. Incremental when the global predicates only
+/// grew since the abstraction that left `earlier_cubes`: every new minimal cube contains a
+/// new predicate. `earlier_cubes` then holds this search's cubes, if it is complete.
+fn global_enforce_cubes(
+    prog: &Program,
+    pts: &PointsTo,
+    prover: &Prover,
+    opts: &Options,
+    globals: &VarSet,
+    earlier_cubes: &mut Option<(Vec<String>, Vec<CubeKey>)>,
+) -> (Vec<Cube>, bool) {
+    let en = Enumerator {
+        pts,
+        prog,
+        max_len: opts.cube_len,
+        max_queries: opts.max_queries,
+    };
+    let len = opts.enforce_len.max(2);
+    let texts: Vec<String> = globals
+        .vars
+        .iter()
+        .map(|v| prog.show_expr(&v.expr))
+        .collect();
+    let earlier = earlier_cubes
+        .as_ref()
+        .filter(|(old, _)| old.iter().all(|t| globals.find(t).is_some()))
+        .and_then(|(old, cubes)| {
+            let known = cubes
+                .iter()
+                .map(|c| globals.cube_of_key(c))
+                .collect::<Option<Vec<Cube>>>()?;
+            let fresh = (0..texts.len())
+                .filter(|&i| !old.contains(&texts[i]))
+                .collect();
+            Some((known, fresh))
+        });
+    let (cubes, capped) = cubes::inconsistent_cubes_since(earlier, None, &[], |must, known| {
+        prover.with_solver(|cx| en.inconsistent_cubes(cx, globals, must, len, known))
+    });
+    // Incomplete cubes are no base for an incremental search.
+    *earlier_cubes = (!capped).then(|| {
+        (
+            texts,
+            cubes.iter().map(|c| globals.cube_key(prog, c)).collect(),
+        )
+    });
+    if capped {
+        tracing::warn!("the global inconsistent cubes stopped at their query budget");
+    }
+    (cubes, capped)
+}
+
+/// The functions whose translation inputs (`keys`, by function) are those of their text in
+/// the cache, with that text and its counters, and the others, to translate.
+fn reuse_unchanged(
+    prog: &Program,
+    keys: &[String],
+    cached: &CachedProcs,
+) -> (ProcOuts, Vec<cir::ir::FuncId>) {
+    let mut reused: ProcOuts = Vec::new();
     let mut todo: Vec<cir::ir::FuncId> = Vec::new();
-    for (f, k) in prog.functions.iter().zip(&keys) {
-        match cache.procs.get(&f.id) {
+    for (f, k) in prog.functions.iter().zip(keys) {
+        match cached.get(&f.id) {
             Some((old, text, stats)) if old == k => reused.push((
                 f.id,
                 emit::ProcOut {
@@ -378,49 +469,35 @@ pub fn abstract_program_cached(
             _ => todo.push(f.id),
         }
     }
-    let n_groups = solver_groups(prog, &todo);
+    (reused, todo)
+}
+
+/// Translates the functions `todo`: in `solver_groups` fixed groups (interleaved by index),
+/// each translated in one solver ([`emit::translate_all`]); the groups run in parallel. Fixed,
+/// so the output does not depend on the number of threads.
+fn translate_in_groups(shared: &emit::Shared, todo: &[cir::ir::FuncId]) -> ProcOuts {
+    let n_groups = solver_groups(shared.prog, todo);
     let groups: Vec<Vec<cir::ir::FuncId>> = (0..n_groups)
         .map(|g| todo.iter().skip(g).step_by(n_groups).copied().collect())
         .filter(|g: &Vec<cir::ir::FuncId>| !g.is_empty())
         .collect();
-    let mut done: Vec<(cir::ir::FuncId, emit::ProcOut)> = groups
+    groups
         .into_par_iter()
         .flat_map_iter(|g| {
-            let outs = emit::translate_all(&shared, &g);
+            let outs = emit::translate_all(shared, &g);
             g.into_iter().zip(outs)
         })
-        .collect();
-    for (f, out) in &done {
-        cache.procs.insert(
-            *f,
-            (
-                keys[f.0 as usize].clone(),
-                out.text.clone(),
-                out.stats.clone(),
-            ),
-        );
-    }
-    done.extend(reused);
-    done.sort_by_key(|(f, _)| *f);
-    let mut procs: Vec<emit::ProcOut> = done.into_iter().map(|(_, o)| o).collect();
-    drop(shared);
-    for p in &mut procs {
-        if let Some(lc) = p.local_enforce.take() {
-            cache.local_enforce.insert(p.stats.name.clone(), lc);
-        }
-    }
-    {
-        let prior = std::sync::Arc::make_mut(&mut cache.memo);
-        for p in &mut procs {
-            // In key order, so the cache (and which answer seeds a search) is reproducible.
-            let mut answers: Vec<_> = std::mem::take(&mut p.memo).into_iter().collect();
-            answers.sort_by(|a, b| a.0.cmp(&b.0));
-            for (k, v) in answers {
-                prior.insert(&p.stats.name, &k, v);
-            }
-        }
-    }
+        .collect()
+}
 
+/// The text of the Boolean program: the header, the global declarations and the procedures
+/// (each after an empty line); with the length of the head and the offset of each procedure.
+fn program_text(
+    sources: &Sources,
+    opts: &Options,
+    globals: &VarSet,
+    procs: &[emit::ProcOut],
+) -> (String, usize, Vec<usize>) {
     let mut text = String::new();
     text.push_str(&bp_c::header::write_header(sources, &opts.describe()));
     if !globals.vars.is_empty() {
@@ -432,17 +509,29 @@ pub fn abstract_program_cached(
     }
     let head_len = text.len();
     let mut at = Vec::with_capacity(procs.len());
-    for p in &procs {
+    for p in procs {
         text.push('\n');
         at.push(text.len());
         text.push_str(&p.text);
     }
+    (text, head_len, at)
+}
+
+/// The parse of the program text (from its parts, [`assemble`], or else of the whole text,
+/// whose diagnostics then make the internal error), and the text itself, canonical.
+fn parse_text(
+    text: String,
+    head_len: usize,
+    at: &[usize],
+    procs: &[emit::ProcOut],
+    parsed: &mut std::collections::HashMap<String, bp_grammar::Procedure>,
+) -> Result<(String, bp_grammar::ast::Program), C2bpError> {
     let pieces: Vec<(usize, &str)> = at
         .iter()
-        .zip(&procs)
+        .zip(procs)
         .map(|(a, p)| (*a, p.text.as_str()))
         .collect();
-    let assembled = assemble(&text, head_len, &pieces, &mut cache.parsed);
+    let assembled = assemble(&text, head_len, &pieces, parsed);
     let parsed = match assembled {
         Some(p) => Ok(p),
         None => bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default()),
@@ -459,8 +548,8 @@ pub fn abstract_program_cached(
     // are those of the text itself and callers (slam-run) need not parse it again. Should the
     // two ever differ, the printed text is parsed once more (a debug build stops instead).
     let printed = bp_grammar::print(&parsed);
-    let (text, program) = if printed == text {
-        (text, parsed)
+    if printed == text {
+        Ok((text, parsed))
     } else {
         debug_assert_eq!(printed, text, "c2bp's text is not in canonical form");
         tracing::debug!("c2bp's text is not in canonical form; parsing the printed text");
@@ -471,16 +560,8 @@ pub fn abstract_program_cached(
                     ds.first().map(|d| d.message.clone()).unwrap_or_default()
                 ))
             })?;
-        (printed, again)
-    };
-    Ok(Output {
-        text,
-        program,
-        procs: procs.into_iter().map(|p| p.stats).collect(),
-        prover: prover.stats(),
-        global_seconds,
-        global_capped,
-    })
+        Ok((printed, again))
+    }
 }
 
 /// The parse of c2bp's text from the parses of its parts: the head (header and global

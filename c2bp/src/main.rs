@@ -1,4 +1,4 @@
-//! The `c2bp` command: `c2bp FILE.c [--preds FILE] [-o OUT.bp] [options]` (issue 3 §2). The
+//! The `c2bp` command: `c2bp FILE.c [--preds FILE] [-o OUT.bp] [options]` (C2BP, PLDI'01). The
 //! Boolean program goes to standard output (or `-o`); warnings about approximations and
 //! `--stats` go to standard error. Exit codes follow `cli_common::exit`: 0 success, 1 usage,
 //! 2 input error (C, predicate or property file), 6 internal error.

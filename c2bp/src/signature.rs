@@ -1,4 +1,4 @@
-//! Procedure signatures and mod sets (C2BP, PLDI'01 §4.5; `slam-algorithms.md` §3.7).
+//! Procedure signatures and mod sets (C2BP, PLDI'01 §4.5).
 //!
 //! For a procedure R with predicates `E_R`:
 //! - the **formal-parameter predicates** `E_f` are those that mention no local of R other than

@@ -1,4 +1,4 @@
-//! Allocation never fails (SV-COMP's convention, issue 3 §1 "Memory"): the lowering assumes
+//! Allocation never fails (SV-COMP's convention for `malloc` and its kin): the lowering assumes
 //! malloc's result non-null, so with the branch conditions as predicates the abstraction proves
 //! that `p == 0` cannot hold after `p = malloc(...)`.
 

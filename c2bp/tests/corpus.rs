@@ -1,4 +1,4 @@
-//! Acceptance 5 of issue 3: every program of `../shared/corpus/sv-benchmarks/` is abstracted with
+//! The corpus: every program of `../shared/corpus/sv-benchmarks/` is abstracted with
 //! an empty predicate set and with the predicates of its branch conditions; the `.bp` re-parses
 //! and checks (c2bp itself re-checks its output, an internal error otherwise), and for every
 //! task whose expected verdict is `false` bebop finds the error reachable in every abstraction

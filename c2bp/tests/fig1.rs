@@ -1,4 +1,4 @@
-//! Acceptance 1 of issue 3: the Constrain paper's Fig. 1 (transitivity) with the predicates
+//! The Constrain paper's Fig. 1 (TACAS'04 §1; transitivity) with the predicates
 //! `x<y`, `y<z`, `x<z`. With the default options (cube length 3, enforce length 2) the output is
 //! the paper's Fig. 2 in substance — `z = *` becomes `{y < z}, {x < z} := *, *` and the branches
 //! assume the predicate variables — and bebop finds the error reachable; with `--enforce-len 3`

@@ -1,8 +1,9 @@
-//! Golden abstractions (issue 3 §2, acceptance 4): each `tests/data/golden/NAME.c` with
+//! Golden abstractions: each `tests/data/golden/NAME.c` with
 //! `NAME.preds` is abstracted with the default options and the text, followed by bebop's
 //! verdict, must equal `NAME.bp` (`errors.c` once per error convention: `errors.fn.bp`,
-//! `errors.label.bp`, `errors.assert.bp`). `UPDATE_EXPECT=1 cargo test -p c2bp --test golden`
-//! rewrites the expected files: read the diff before committing.
+//! `errors.label.bp`, `errors.assert.bp`). The workspace's one blessing convention
+//! (`bp_testkit::expect`): a difference fails with a diff, and [`BLESS`] rewrites the expected
+//! files; read the diff before committing.
 //!
 //! What each file shows is said in its first comment: assignments (the §3.4 hand example),
 //! aliasing through a pointer, structure fields, formal and return predicates, mod/ref through a
@@ -13,10 +14,12 @@ mod common;
 
 use std::path::Path;
 
+/// The command that rewrites the golden files.
+const BLESS: &str = "UPDATE_EXPECT=1 cargo test -p c2bp --test golden";
+
 #[test]
 fn golden_abstractions() {
     let dir = common::data_dir();
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
     let mut cs: Vec<_> = std::fs::read_dir(&dir)
         .expect("golden dir")
         .map(|e| e.expect("entry").path())
@@ -38,26 +41,14 @@ fn golden_abstractions() {
             };
             let text = format!("{}// bebop: {verdict}\n", out.text);
             let expected_path = dir.join(format!("{out_name}.bp"));
-            if update {
-                std::fs::write(&expected_path, &text).expect("write golden");
-                continue;
-            }
-            let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-            if expected != text {
-                let first = expected
-                    .lines()
-                    .zip(text.lines())
-                    .position(|(a, b)| a != b)
-                    .map_or("lengths differ".to_string(), |i| {
-                        format!("first difference at line {}", i + 1)
-                    });
-                failures.push(format!("{out_name}: {first}\n--- got ---\n{text}"));
+            if let Err(e) = bp_testkit::expect::check_file(&expected_path, &text, BLESS) {
+                failures.push(format!("{out_name}: {e}"));
             }
         }
     }
     assert!(
         failures.is_empty(),
-        "{} golden abstraction(s) differ (UPDATE_EXPECT=1 to bless):\n{}",
+        "{} golden abstraction(s) differ:\n{}",
         failures.len(),
         failures.join("\n")
     );

@@ -1,7 +1,7 @@
-//! Precision by brute force (issue 3, acceptance 3): with an unlimited cube length
-//! (`--cube-len inf`), c2bp's abstraction of every assignment equals the Cartesian abstraction
-//! computed by enumerating the source valuations (`slam-algorithms.md` §4; Ball, Podelski and
-//! Rajamani, "Boolean and Cartesian abstraction for model checking C programs", TACAS'01).
+//! Precision by brute force: with an unlimited cube length (`--cube-len inf`), c2bp's
+//! abstraction of every assignment equals the Cartesian abstraction computed by enumerating the
+//! source valuations (Ball, Podelski and Rajamani, "Boolean and Cartesian abstraction for model
+//! checking C programs", TACAS'01).
 //!
 //! For each statement `lhs := rhs` and each *consistent* valuation v of the predicates in scope
 //! (γ(v) satisfiable), the post value of each predicate φ must be: 1 if γ(v) ⇒ WP(φ) is valid,
@@ -12,9 +12,9 @@
 //! checked the same way: `assume G(c)` must let v through exactly when γ(v) ∧ c is satisfiable.
 //! Every prover answer must be decided (an `unknown` makes the test inconclusive, and fail).
 //!
-//! The C inputs and predicate files are in `tests/data/precision/`: the worked examples of
-//! `slam-algorithms.md` §3.4 (`x = x + 1` over `{x < 5, x == 2}`) and §4 (`x = x + 1` over
-//! `{x == y, x < y}`), copies between predicate variables, `x = *p` with `p` pointing to one of
+//! The C inputs and predicate files are in `tests/data/precision/`: two worked examples of
+//! assignments (`x = x + 1` over `{x < 5, x == 2}`, and over `{x == y, x < y}`, where Boolean
+//! and Cartesian abstraction differ), copies between predicate variables, `x = *p` with `p` pointing to one of
 //! two variables, writes `*p = e` where `p` may point to a predicate's variable, wrapping
 //! unsigned arithmetic, struct fields (a field write, a write through a pointer that may reach
 //! either structure, a structure copy), two pointers that may alias, and a post value that

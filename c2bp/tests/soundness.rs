@@ -1,4 +1,4 @@
-//! Soundness by execution (issue 3, acceptance 2). C programs — the hand-written golden inputs
+//! Soundness by execution. C programs — the hand-written golden inputs
 //! and generated ones (several procedures, pointers to locals, structure fields, signed and
 //! unsigned arithmetic, calls whose actuals change, recursion) — are run on random concrete
 //! inputs by `cir::interp`; the predicate values along every run must be a run of the Boolean

@@ -1,8 +1,8 @@
 //! Every abstract counterexample is a path of the C program: for the golden programs and every
 //! corpus program whose abstraction (with its branch conditions as predicates) is unsafe,
-//! bebop's trace of the `.bp` maps back, through c2bp's `edge=` annotations, to C edges that follow the control-flow
-//! graph through calls and returns and end at an error edge (`c2bp::trace`, the first step of
-//! newton, issue 4 §1).
+//! bebop's trace of the `.bp` maps back, through c2bp's `edge=` annotations, to C edges that
+//! follow the control-flow graph through calls and returns and end at an error edge
+//! (`bp_c::trace::c_path`, the first step of newton).
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! Constrain: Das–Dill refinement of the abstract transition relation (Ball, Cook, Das,
-//! Rajamani, "Refining Approximations in Software Predicate Abstraction", TACAS'04, §3; issue 5).
+//! Rajamani, "Refining Approximations in Software Predicate Abstraction", TACAS'04, §3).
 //!
 //! Input: the C program, the Boolean program c2bp wrote for it and a bebop trace with the
 //! valuation of the Boolean variables at every step. The trace is cut into *instructions*, one

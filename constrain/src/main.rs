@@ -1,7 +1,7 @@
-//! The `constrain` command: `constrain FILE.c FILE.bp TRACE.json [--apply OUT.bp]` (issue 5
-//! §1). Finds the spurious abstract transitions of a bebop trace of `FILE.bp` (written by c2bp
-//! for `FILE.c`) and prints the constraints that exclude them; `--apply` writes the patched
-//! Boolean program. Exit codes (`cli_common::exit`): 0 constraints found, 5 none (the trace has
+//! The `constrain` command: `constrain FILE.c FILE.bp TRACE.json [--apply OUT.bp]` (the
+//! Constrain paper, TACAS'04 §3). Finds the spurious abstract transitions of a bebop trace of
+//! `FILE.bp` (written by c2bp for `FILE.c`) and prints the constraints that exclude them;
+//! `--apply` writes the patched Boolean program. Exit codes (`cli_common::exit`): 0 constraints found, 5 none (the trace has
 //! no spurious transition this version can see), 2 input error, 1 usage error.
 
 use std::path::PathBuf;

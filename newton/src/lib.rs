@@ -1,5 +1,6 @@
-//! `newton`: is an abstract error trace real? (issue 4 §1; SLAM's Newton, `slam-algorithms.md`
-//! §6; Ball & Rajamani's Newton as summarised in the Constrain paper, `../shared/seeds/002` §2).
+//! `newton`: is an abstract error trace real? (SLAM's Newton: Ball & Rajamani's Newton as
+//! summarised in the Constrain paper, "Refining Approximations in Software Predicate
+//! Abstraction", TACAS'04 §2.)
 //!
 //! Input: the C program, the C path a bebop trace follows ([`bp_c::trace::c_path`]) and the
 //! predicates the Boolean program was built from. Output ([`Outcome`]):

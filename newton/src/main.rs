@@ -1,4 +1,4 @@
-//! The `newton` command: `newton FILE.c FILE.bp TRACE.json` (issue 4 §1). Is the abstract
+//! The `newton` command: `newton FILE.c FILE.bp TRACE.json` (SLAM's Newton). Is the abstract
 //! error trace bebop found in `FILE.bp` (written by c2bp for `FILE.c`) a real execution of the C
 //! program? Prints the replayed counterexample, or the shortest infeasible prefix and the new
 //! predicates. Exit codes (`cli_common::exit`): 10 feasible, 0 infeasible, 5 unknown,

@@ -1,14 +1,14 @@
 //! Feasibility of a path formula, its shortest infeasible prefix and minimal core, and the
-//! predicates Newton derives from the core (`slam-algorithms.md` §6.3–§6.6; SLAM's Newton, and
-//! BLAST's focus operator in Lazy Abstraction §5.3, `seed-digest.md`).
+//! predicates Newton derives from the core (SLAM's Newton, as summarised in the Constrain paper,
+//! TACAS'04 §2, and BLAST's focus operator in Lazy Abstraction, POPL'02 §5.3).
 //!
 //! - **Shortest infeasible prefix**: the conjuncts are ordered by the step of their assume; the
 //!   smallest prefix whose conjuncts are unsatisfiable is found by bisection (extending an
 //!   infeasible prefix keeps it infeasible, so the property is monotone).
 //! - **Minimal core**: deletion-based minimisation over that prefix, in one Z3 session with an
-//!   indicator literal per conjunct (`slam-algorithms.md` §6.4): every conjunct kept is
-//!   necessary.
-//! - **Predicates** (§6.6): every form of every core conjunct — the assume's own condition, and
+//!   indicator literal per conjunct: every conjunct kept is necessary (each becomes
+//!   predicates, and every predicate may double the Boolean program's state space).
+//! - **Predicates**: every form of every core conjunct — the assume's own condition, and
 //!   its weakest precondition at each point where an assignment changed it — is restated in the
 //!   scope of the activation it holds in: a callee's facts over its locals, formals (entry values)
 //!   and globals; a caller's local frozen during the call is restated over the formal its actual
@@ -171,8 +171,8 @@ struct Ctx<'a> {
 }
 
 /// At most this many return projections per trace (each a path formula and an elimination,
-/// then path formulas to check that it refutes): 16 cost cdaudio_simpl1 0.3 s of newton time
-/// (0.19 s without them), 4 about half that, and every generated program fixed by them passes.
+/// then path formulas to check that it refutes): their cost grows with their number, and the
+/// generated test programs that need return projections are all fixed within this bound.
 const RETURN_PROJECTIONS: usize = 4;
 
 /// At most this many halves of return projections per trace get their weakest preconditions
@@ -1318,7 +1318,8 @@ fn fold_identities(prog: &Program, e: &Expr) -> Expr {
     })
 }
 
-/// A predicate in simpler words with the same meaning (`slam-algorithms.md` §6.6, step 5):
+/// A predicate in simpler words with the same meaning (the normalisation of Newton's predicates
+/// before they are compared with those already present):
 /// comparison operands lose value-preserving casts (`(long long)x != 5` is `x != 5`: the
 /// comparison converts both sides to a common type that holds both values), and an (in)equality
 /// between `a ± c1 ± c2 …` and a constant `k` folds the constants (`x + 1 + 1 == 1` is

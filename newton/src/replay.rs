@@ -1,7 +1,7 @@
-//! Replaying a feasible path on the concrete interpreter (issue 4 §1, last bullet): the
-//! solver's values of the path formula's input symbols drive [`cir::interp`], which computes
-//! with machine integers of each C type independently of the SMT encoding, and must take every
-//! edge of the path and reach the error. Only then is the path a counterexample.
+//! Replaying a feasible path on the concrete interpreter: the solver's values of the path
+//! formula's input symbols drive [`cir::interp`], which computes with machine integers of each
+//! C type independently of the SMT encoding, and must take every edge of the path and reach the
+//! error. Only then is the path a counterexample.
 //!
 //! The interpreter asks its [`Oracle`] for a value whenever C leaves one open, in execution
 //! order: unmodelled global initialisers, `main`'s parameters and locals, then for each call

@@ -1,6 +1,6 @@
-//! The path formula of a C path, computed backward by weakest preconditions (issue 4 §1,
-//! second bullet; `slam-algorithms.md` §6.2–§6.3; BLAST's trace formula, Lazy Abstraction §5.3,
-//! `seed-digest.md`).
+//! The path formula of a C path, computed backward by weakest preconditions (SLAM's Newton, as
+//! summarised in the Constrain paper, TACAS'04 §2; BLAST's trace formula, Lazy Abstraction,
+//! POPL'02 §5.3).
 //!
 //! Every `assume c` of the path becomes a *conjunct*: `c` at the point where it is taken,
 //! carried back to the start of the path through the weakest precondition of every earlier
@@ -8,7 +8,7 @@
 //! Since `wp` distributes over conjunction, the path is feasible exactly when the conjuncts, each
 //! read at the start, can hold together; a prefix of the path is the set of conjuncts whose
 //! assume lies in it. Every intermediate form of a conjunct is kept with the point where it
-//! holds: these are the facts predicate discovery restates ([`crate::refine`]).
+//! holds: these are the facts predicate discovery (module `refine`) restates.
 //!
 //! # Activations
 //! Each call on the path is an *activation* with its own locals. Walking backward, the caller's
@@ -16,10 +16,10 @@
 //! the callee at its return — the caller cannot change them while the callee runs, except
 //! through pointers, so only locals whose address is never taken are frozen — and thawed at the
 //! call edge, after the callee's formals are replaced by the actual parameters (the call's
-//! "mapping to keep values in scope", `slam-algorithms.md` §6.3). A callee's locals still
+//! "mapping to keep values in scope" of Newton's simulator). A callee's locals still
 //! mentioned at its entry are uninitialised values: fresh *symbols*. So are the values of
 //! havocs, of calls without a body and of `__VERIFIER_nondet_*`; the values of the symbols in a
-//! model are the inputs of a concrete replay ([`crate::replay`]). A recursive path whose formula
+//! model are the inputs of a concrete replay (module `replay`). A recursive path whose formula
 //! needs two activations of an address-taken local at once is not encoded (an error: newton
 //! answers unknown).
 //!
@@ -379,6 +379,10 @@ pub fn path_formula_with(
     Ok((pf, inserted))
 }
 
+/// The backward walk behind every path formula: `goal` (if any) as the conjunct after the
+/// path, `inserted` (if any) assumed before its step, then every step of `path` from the last
+/// to the first, then `main`'s entry and the global storage. Returns the formula and the index
+/// of the inserted fact's conjunct.
 fn walk(
     prog: &Program,
     pts: &PointsTo,
@@ -419,136 +423,9 @@ fn walk(
         };
         // Entering a callee backward at its last step: freeze the caller's locals.
         if let Some(caller) = next.filter(|&n| n != a && acts[a].parent == Some(n)) {
-            let cf = acts[caller].func;
-            // The call's result temporary is frozen too, mentioned or not: the callee's
-            // `return` assigns it.
-            let mut candidates = w.mentioned();
-            if let Some(cs) = acts[a].call_step
-                && let EdgeKind::Call { ret: Some(r), .. } = &edge(prog, path[cs]).kind
-            {
-                candidates.insert(*r);
-            }
-            let mut map = BTreeMap::new();
-            for v in candidates {
-                if owner(prog, v) == Some(cf) && !pts.is_address_taken(&Loc::Var(v)) {
-                    let info = prog.var(v);
-                    let s = w.fresh(
-                        info.ty.clone(),
-                        format!("{}@frozen{caller}", info.name),
-                        cf,
-                        SymKind::Frozen {
-                            owner: caller,
-                            var: v,
-                        },
-                    );
-                    map.insert(v, s);
-                }
-            }
-            let sub: BTreeMap<VarId, Expr> = map
-                .iter()
-                .map(|(&v, &s)| (v, var_expr(&w.ext, s)))
-                .collect();
-            w.map(|e| Some(subst_vars(e, &|v| sub.get(&v).cloned())));
-            let callee = acts[a].func;
-            if let Some(v) = w
-                .mentioned()
-                .into_iter()
-                .find(|&v| owner(prog, v) == Some(callee))
-            {
-                return Err(PathError::Unsupported(format!(
-                    "two activations of `{}` need the address-taken local `{}` at once",
-                    prog.functions[callee.0 as usize].name,
-                    prog.var(v).name
-                )));
-            }
-            w.frozen.push((a, map));
+            w.freeze_caller(&acts, path, a, caller)?;
         }
-        let e = edge(prog, path[j]);
-        match &e.kind {
-            EdgeKind::Assign { lhs, rhs } => w.assign(lhs, rhs),
-            EdgeKind::Havoc { lhs, .. } => {
-                let s = w.fresh(
-                    lhs.ty.clone(),
-                    format!("havoc@{j}"),
-                    acts[a].func,
-                    SymKind::Havoc(j),
-                );
-                let value = var_expr(&w.ext, s);
-                w.assign(lhs, &value);
-            }
-            EdgeKind::Assume(c) => {
-                w.open(j, c.clone());
-            }
-            EdgeKind::Return(v) => {
-                // The value goes to the caller's (frozen) result temporary.
-                if let (Some(v), Some((fa, map))) = (v, w.frozen.last())
-                    && *fa == a
-                    && let Some(cs) = acts[a].call_step
-                    && let EdgeKind::Call { ret: Some(r), .. } = &edge(prog, path[cs]).kind
-                    && let Some(&fr) = map.get(r)
-                {
-                    let value = convert(v, &prog.var(*r).ty);
-                    w.map(|e| Some(subst_vars(e, &|x| (x == fr).then(|| value.clone()))));
-                }
-            }
-            EdgeKind::Call { ret, callee, args } => {
-                if let Some(b) = entered(&acts, &act_of, j) {
-                    let g = &prog.functions[acts[b].func.0 as usize];
-                    w.uninit(b, g.id, true);
-                    let sub: BTreeMap<VarId, Expr> = g
-                        .formals
-                        .iter()
-                        .zip(args)
-                        .map(|(&f, arg)| (f, convert(arg, &prog.var(f).ty)))
-                        .collect();
-                    w.map(|e| Some(subst_vars(e, &|v| sub.get(&v).cloned())));
-                    if let Some((fa, map)) = w.frozen.last()
-                        && *fa == b
-                    {
-                        let thaw: BTreeMap<VarId, Expr> =
-                            map.iter().map(|(&v, &s)| (s, var_expr(prog, v))).collect();
-                        w.frozen.pop();
-                        w.map(|e| Some(subst_vars(e, &|v| thaw.get(&v).cloned())));
-                    }
-                    if let Callee::Indirect(fp) = callee {
-                        // The pointer designated the function the path enters.
-                        w.open(
-                            j,
-                            Expr {
-                                kind: ExprKind::Binary(
-                                    cir::ir::BinOp::Eq,
-                                    Box::new(fp.clone()),
-                                    Box::new(Expr {
-                                        kind: ExprKind::AddrOf(Box::new(Expr {
-                                            kind: ExprKind::Func(g.name.clone()),
-                                            ty: CType::Func(Box::new(g.ty.clone())),
-                                        })),
-                                        ty: fp.ty.clone(),
-                                    }),
-                                ),
-                                ty: CType::INT,
-                            },
-                        );
-                    }
-                } else if let Some(r) = ret {
-                    let kind = if callee.is_allocator() {
-                        SymKind::Alloc(j)
-                    } else {
-                        SymKind::CallResult(j)
-                    };
-                    let info = prog.var(*r);
-                    let s = w.fresh(
-                        info.ty.clone(),
-                        format!("{}@{j}", info.name),
-                        acts[a].func,
-                        kind,
-                    );
-                    let value = var_expr(&w.ext, s);
-                    w.assign(&var_expr(prog, *r), &value);
-                }
-            }
-            EdgeKind::Error { .. } | EdgeKind::Halt { .. } | EdgeKind::Skip => {}
-        }
+        w.step(&acts, &act_of, path, j);
         if let Some((at, fact)) = inserted.as_ref().filter(|(at, _)| *at == j) {
             inserted_at = Some(w.open(*at, fact.clone()));
         }
@@ -559,49 +436,238 @@ fn walk(
         let f = acts[0].func;
         w.uninit(0, f, false);
     }
-    // Global storage: the initialisers (backward), then zero.
-    for (i, init) in prog.global_inits.iter().enumerate().rev() {
-        match &init.value {
-            Some(v) => w.assign(&init.lhs, v),
-            None => {
-                let s = w.fresh(
-                    init.lhs.ty.clone(),
-                    format!("init@{i}"),
-                    acts.first().map_or(FuncId(0), |a| a.func),
-                    SymKind::GlobalInit(i),
+    w.global_storage(&acts);
+    Ok(w.finish(acts, act_of, inserted_at))
+}
+
+impl Walker<'_> {
+    /// Entering activation `a` backward at its last step: freezes the locals of its caller's
+    /// activation `caller` that the formulas mention (and the call's result temporary), unless
+    /// their address is taken; an address-taken local of the callee still mentioned needs two
+    /// activations at once, which is not encoded.
+    fn freeze_caller(
+        &mut self,
+        acts: &[Activation],
+        path: &[CStep],
+        a: usize,
+        caller: usize,
+    ) -> Result<(), PathError> {
+        let prog = self.prog;
+        let cf = acts[caller].func;
+        // The call's result temporary is frozen too, mentioned or not: the callee's
+        // `return` assigns it.
+        let mut candidates = self.mentioned();
+        if let Some(cs) = acts[a].call_step
+            && let EdgeKind::Call { ret: Some(r), .. } = &edge(prog, path[cs]).kind
+        {
+            candidates.insert(*r);
+        }
+        let mut map = BTreeMap::new();
+        for v in candidates {
+            if owner(prog, v) == Some(cf) && !self.pts.is_address_taken(&Loc::Var(v)) {
+                let info = prog.var(v);
+                let s = self.fresh(
+                    info.ty.clone(),
+                    format!("{}@frozen{caller}", info.name),
+                    cf,
+                    SymKind::Frozen {
+                        owner: caller,
+                        var: v,
+                    },
                 );
-                let value = var_expr(&w.ext, s);
-                w.assign(&init.lhs, &value);
+                map.insert(v, s);
             }
         }
+        let sub: BTreeMap<VarId, Expr> = map
+            .iter()
+            .map(|(&v, &s)| (v, var_expr(&self.ext, s)))
+            .collect();
+        self.map(|e| Some(subst_vars(e, &|v| sub.get(&v).cloned())));
+        let callee = acts[a].func;
+        if let Some(v) = self
+            .mentioned()
+            .into_iter()
+            .find(|&v| owner(prog, v) == Some(callee))
+        {
+            return Err(PathError::Unsupported(format!(
+                "two activations of `{}` need the address-taken local `{}` at once",
+                prog.functions[callee.0 as usize].name,
+                prog.var(v).name
+            )));
+        }
+        self.frozen.push((a, map));
+        Ok(())
     }
-    w.map(|e| Some(zero_globals(prog, e)));
-    let mut dropped = 0;
-    let mut conjuncts: Vec<(usize, Conjunct)> = w
-        .conj
-        .into_iter()
-        .enumerate()
-        .map(|(i, (mut c, cur))| {
-            if cur.is_none() {
-                dropped += 1;
+
+    /// Step `j` of `path` backward on every conjunct: an assignment by its weakest
+    /// precondition, a havoc as the assignment of a fresh symbol, an `assume` as a new
+    /// conjunct, a return into the caller's frozen result temporary, a call either entered by
+    /// the path ([`Self::enter_call`]) or whose result is a fresh symbol.
+    fn step(&mut self, acts: &[Activation], act_of: &[usize], path: &[CStep], j: usize) {
+        let prog = self.prog;
+        let a = act_of[j];
+        let e = edge(prog, path[j]);
+        match &e.kind {
+            EdgeKind::Assign { lhs, rhs } => self.assign(lhs, rhs),
+            EdgeKind::Havoc { lhs, .. } => {
+                let s = self.fresh(
+                    lhs.ty.clone(),
+                    format!("havoc@{j}"),
+                    acts[a].func,
+                    SymKind::Havoc(j),
+                );
+                let value = var_expr(&self.ext, s);
+                self.assign(lhs, &value);
             }
-            c.at_start = cur;
-            (i, c)
-        })
-        .collect();
-    conjuncts.sort_by_key(|(_, c)| c.origin);
-    let inserted = inserted_at.and_then(|k| conjuncts.iter().position(|(i, _)| *i == k));
-    Ok((
-        PathFormula {
-            ext: w.ext,
-            acts,
-            act_of,
-            symbols: w.symbols,
-            conjuncts: conjuncts.into_iter().map(|(_, c)| c).collect(),
-            dropped,
-        },
-        inserted,
-    ))
+            EdgeKind::Assume(c) => {
+                self.open(j, c.clone());
+            }
+            EdgeKind::Return(v) => {
+                // The value goes to the caller's (frozen) result temporary.
+                if let (Some(v), Some((fa, map))) = (v, self.frozen.last())
+                    && *fa == a
+                    && let Some(cs) = acts[a].call_step
+                    && let EdgeKind::Call { ret: Some(r), .. } = &edge(prog, path[cs]).kind
+                    && let Some(&fr) = map.get(r)
+                {
+                    let value = convert(v, &prog.var(*r).ty);
+                    self.map(|e| Some(subst_vars(e, &|x| (x == fr).then(|| value.clone()))));
+                }
+            }
+            EdgeKind::Call { ret, callee, args } => {
+                if let Some(b) = entered(acts, act_of, j) {
+                    self.enter_call(acts, j, b, callee, args);
+                } else if let Some(r) = ret {
+                    let kind = if callee.is_allocator() {
+                        SymKind::Alloc(j)
+                    } else {
+                        SymKind::CallResult(j)
+                    };
+                    let info = prog.var(*r);
+                    let s = self.fresh(
+                        info.ty.clone(),
+                        format!("{}@{j}", info.name),
+                        acts[a].func,
+                        kind,
+                    );
+                    let value = var_expr(&self.ext, s);
+                    self.assign(&var_expr(prog, *r), &value);
+                }
+            }
+            EdgeKind::Error { .. } | EdgeKind::Halt { .. } | EdgeKind::Skip => {}
+        }
+    }
+
+    /// The call edge of step `j`, backward into the caller of activation `b` that it creates:
+    /// the callee's uninitialised locals become symbols, its formals the actual parameters,
+    /// the caller's frozen locals thaw, and a call through a pointer adds that the pointer
+    /// designated the callee.
+    fn enter_call(
+        &mut self,
+        acts: &[Activation],
+        j: usize,
+        b: usize,
+        callee: &Callee,
+        args: &[Expr],
+    ) {
+        let prog = self.prog;
+        let g = &prog.functions[acts[b].func.0 as usize];
+        self.uninit(b, g.id, true);
+        let sub: BTreeMap<VarId, Expr> = g
+            .formals
+            .iter()
+            .zip(args)
+            .map(|(&f, arg)| (f, convert(arg, &prog.var(f).ty)))
+            .collect();
+        self.map(|e| Some(subst_vars(e, &|v| sub.get(&v).cloned())));
+        if let Some((fa, map)) = self.frozen.last()
+            && *fa == b
+        {
+            let thaw: BTreeMap<VarId, Expr> =
+                map.iter().map(|(&v, &s)| (s, var_expr(prog, v))).collect();
+            self.frozen.pop();
+            self.map(|e| Some(subst_vars(e, &|v| thaw.get(&v).cloned())));
+        }
+        if let Callee::Indirect(fp) = callee {
+            // The pointer designated the function the path enters.
+            self.open(
+                j,
+                Expr {
+                    kind: ExprKind::Binary(
+                        cir::ir::BinOp::Eq,
+                        Box::new(fp.clone()),
+                        Box::new(Expr {
+                            kind: ExprKind::AddrOf(Box::new(Expr {
+                                kind: ExprKind::Func(g.name.clone()),
+                                ty: CType::Func(Box::new(g.ty.clone())),
+                            })),
+                            ty: fp.ty.clone(),
+                        }),
+                    ),
+                    ty: CType::INT,
+                },
+            );
+        }
+    }
+
+    /// Global storage, before `main`: the initialisers backward (one without a value is a
+    /// fresh symbol), then zero for every global scalar still read.
+    fn global_storage(&mut self, acts: &[Activation]) {
+        let prog = self.prog;
+        for (i, init) in prog.global_inits.iter().enumerate().rev() {
+            match &init.value {
+                Some(v) => self.assign(&init.lhs, v),
+                None => {
+                    let s = self.fresh(
+                        init.lhs.ty.clone(),
+                        format!("init@{i}"),
+                        acts.first().map_or(FuncId(0), |a| a.func),
+                        SymKind::GlobalInit(i),
+                    );
+                    let value = var_expr(&self.ext, s);
+                    self.assign(&init.lhs, &value);
+                }
+            }
+        }
+        self.map(|e| Some(zero_globals(prog, e)));
+    }
+
+    /// The path formula: the conjuncts in order of origin, each with its form at the start
+    /// (`None`, counted as dropped, when its weakest precondition was not expressible); and
+    /// the new index of the conjunct `inserted_at` of the walk.
+    fn finish(
+        self,
+        acts: Vec<Activation>,
+        act_of: Vec<usize>,
+        inserted_at: Option<usize>,
+    ) -> (PathFormula, Option<usize>) {
+        let mut dropped = 0;
+        let mut conjuncts: Vec<(usize, Conjunct)> = self
+            .conj
+            .into_iter()
+            .enumerate()
+            .map(|(i, (mut c, cur))| {
+                if cur.is_none() {
+                    dropped += 1;
+                }
+                c.at_start = cur;
+                (i, c)
+            })
+            .collect();
+        conjuncts.sort_by_key(|(_, c)| c.origin);
+        let inserted = inserted_at.and_then(|k| conjuncts.iter().position(|(i, _)| *i == k));
+        (
+            PathFormula {
+                ext: self.ext,
+                acts,
+                act_of,
+                symbols: self.symbols,
+                conjuncts: conjuncts.into_iter().map(|(_, c)| c).collect(),
+                dropped,
+            },
+            inserted,
+        )
+    }
 }
 
 /// Whether the lvalue is a part of a global variable reached without a pointer.

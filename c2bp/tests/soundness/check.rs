@@ -1,4 +1,4 @@
-//! The lockstep check of issue 3, acceptance 2: a concrete run of the C program (by
+//! The lockstep check of soundness by execution: a concrete run of the C program (by
 //! `cir::interp`) must map, through the predicates' values, to a run of the Boolean program
 //! c2bp produced (by the reference interpreter of `bp-testkit`, `enforce` in force).
 //!
@@ -293,8 +293,8 @@ impl<'a> Checker<'a> {
 
     /// Whether the Boolean program has a run that follows the C path `path` (edges with their
     /// call depth, `main` at 0, as `bp_c::trace::c_path` gives them) to the error, whatever the
-    /// predicates' values: newton's progress check (issue 4, acceptance 4). `Err` when the
-    /// configuration budget runs out.
+    /// predicates' values: the check of newton's progress test (the refined abstraction must
+    /// no longer follow the refuted path). `Err` when the configuration budget runs out.
     #[allow(dead_code)] // used by newton's progress test, which includes this file
     pub fn follows_path(&self, path: &[bp_c::trace::CStep]) -> Result<bool, String> {
         let entry = self.machine.entry("main").map_err(|e| e.to_string())?;

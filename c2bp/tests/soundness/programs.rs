@@ -1,9 +1,9 @@
-//! Random small C programs with predicate files, for the soundness-by-execution test (issue 3,
-//! acceptance 2): several procedures (an acyclic call graph, sometimes one bounded recursive
-//! function), pointers to locals and globals passed to callees that write through them,
-//! structure fields through `.` and `->`, signed, unsigned and `unsigned char` arithmetic (with
-//! wrap-around and signed/unsigned comparisons), calls whose actuals change (`x0 = f1(x0, &x0)`),
-//! bounded loops and error sites. Every program terminates; every pointer dereferenced points to
+//! Random small C programs with predicate files, for the soundness-by-execution test: several
+//! procedures (an acyclic call graph, sometimes one bounded recursive function), pointers to
+//! locals and globals passed to callees that write through them, structure fields through `.`
+//! and `->`, signed, unsigned and `unsigned char` arithmetic (with wrap-around and
+//! signed/unsigned comparisons), calls whose actuals change (`x0 = f1(x0, &x0)`), bounded loops
+//! and error sites. Every program terminates; every pointer dereferenced points to
 //! a live object. Deterministic in the seed.
 
 use bp_testkit::prng::SplitMix64;
