@@ -43,6 +43,14 @@ pub trait Oracle {
     fn value(&mut self, lo: i128, hi: i128) -> i128;
     /// One of `n > 0` alternatives.
     fn choose(&mut self, n: usize) -> usize;
+    /// The initial value, in `lo..=hi`, of the uninitialised scalar local `var` of a function
+    /// being entered (drawn in the order of the function's locals). An oracle that knows
+    /// values by variable (a violation witness's) answers here; by default it is the next
+    /// [`Oracle::value`].
+    fn initial(&mut self, var: VarId, lo: i128, hi: i128) -> i128 {
+        let _ = var;
+        self.value(lo, hi)
+    }
 }
 
 /// Why a run stopped before its end: the prefix executed so far is a real execution.
@@ -393,7 +401,14 @@ impl<'p> Interp<'p> {
             vars.insert(p, self.alloc(v));
         }
         for &l in &func.locals {
-            let v = self.fresh(&self.prog.var(l).ty, Some(oracle))?;
+            let ty = &self.prog.var(l).ty;
+            let v = match ty {
+                CType::Int(k) => {
+                    let (lo, hi) = k.range(self.prog.data_model);
+                    Value::Int(oracle.initial(l, lo, hi).clamp(lo, hi))
+                }
+                _ => self.fresh(ty, Some(oracle))?,
+            };
             vars.insert(l, self.alloc(v));
         }
         if self.frames.len() > 10_000 {

@@ -32,6 +32,19 @@ pub struct Input {
     /// The step of the counterexample that draws it (a havoc, or a call without a body);
     /// `None` for initial values.
     pub step: Option<usize>,
+    /// For the initial value of an uninitialised local: which local of which activation.
+    pub local: Option<LocalInit>,
+}
+
+/// The uninitialised scalar local an initial value is for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LocalInit {
+    /// The function.
+    pub function: String,
+    /// The local's name in the IR (its C name unless it shadows another: `x#2`).
+    pub variable: String,
+    /// The step of the call that entered the activation (`None`: `main`'s).
+    pub entered_at: Option<usize>,
 }
 
 /// One step of a counterexample.
@@ -108,6 +121,7 @@ impl Inputs<'_> {
         what: String,
         pos: String,
         step: Option<usize>,
+        local: Option<LocalInit>,
     ) {
         let n = draws(self.prog, ty);
         if n == 0 {
@@ -128,19 +142,33 @@ impl Inputs<'_> {
                 pos,
                 value: v,
                 step,
+                local,
             });
         }
     }
 
-    fn locals(&mut self, q: &mut Queue, act: usize, f: &cir::ir::Function, formals: bool) {
+    /// Loads the values of the uninitialised locals (and, for `main`, the parameters) of
+    /// activation `act` of `f`, entered by the call at step `entered_at` (`None`: `main`).
+    fn locals(
+        &mut self,
+        q: &mut Queue,
+        act: usize,
+        f: &cir::ir::Function,
+        entered_at: Option<usize>,
+    ) {
         let prog = self.prog;
-        let vars: Vec<VarId> = if formals {
-            f.formals.iter().chain(&f.locals).copied().collect()
+        let formals: &[VarId] = if entered_at.is_none() {
+            &f.formals
         } else {
-            f.locals.clone()
+            &[]
         };
-        for v in vars {
+        for &v in formals.iter().chain(&f.locals) {
             let info = prog.var(v);
+            let local = (!f.formals.contains(&v)).then(|| LocalInit {
+                function: f.name.clone(),
+                variable: info.name.clone(),
+                entered_at,
+            });
             self.load(
                 q,
                 &info.ty,
@@ -148,6 +176,7 @@ impl Inputs<'_> {
                 format!("initial value of `{}` in `{}`", info.name, f.name),
                 prog.show_pos(info.pos),
                 None,
+                local,
             );
         }
     }
@@ -205,6 +234,7 @@ pub fn replay(
                 format!("initial value of `{}`", prog.show_expr(&init.lhs)),
                 prog.show_pos(init.pos),
                 None,
+                None,
             );
         }
     }
@@ -212,7 +242,7 @@ pub fn replay(
         return Err(Mismatch("the path is empty".into()));
     };
     let main = &prog.functions[first.edge.func.0 as usize];
-    ins.locals(&mut q, 0, main, true);
+    ins.locals(&mut q, 0, main, None);
     let fault = |j: usize, f: cir::interp::Fault| {
         Mismatch(format!(
             "step {j} ({}): {f}",
@@ -245,11 +275,12 @@ pub fn replay(
                 format!("arbitrary value of `{}`", prog.show_expr(lhs)),
                 prog.show_pos(e.pos),
                 Some(j),
+                None,
             ),
             EdgeKind::Call { ret, callee, .. } => {
                 if let Some(b) = crate::symbolic::entered(&pf.acts, &pf.act_of, j) {
                     let g = &prog.functions[pf.acts[b].func.0 as usize];
-                    ins.locals(&mut q, b, g, false);
+                    ins.locals(&mut q, b, g, Some(j));
                 } else if let Some(r) = ret
                     && !callee.is_allocator()
                 {
@@ -264,6 +295,7 @@ pub fn replay(
                         format!("{name}() at {}", prog.edge_name(s.edge)),
                         prog.show_pos(e.pos),
                         Some(j),
+                        None,
                     );
                 }
             }

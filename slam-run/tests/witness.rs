@@ -322,3 +322,35 @@ fn an_assignment_on_another_branch_does_not_hide_the_error() {
     assert!(e.contains("does not follow"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The initial values of uninitialised locals the path depends on are in the witness — main's
+/// and a callee's — and the checker gives them to the run; with 0 instead (what the checker
+/// assumes for a value the witness does not give) neither error would be reached.
+#[test]
+fn uninitialised_locals_get_their_values_from_the_witness() {
+    let dir = std::env::temp_dir().join(format!("slam-witness-uninit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let c = dir.join("uninit.c");
+    std::fs::write(
+        &c,
+        "void reach_error(void);
+int check(void) { int y; return y == 7; }
+int main(void) {
+  unsigned int x;
+  if (x == 42u) {
+    if (check()) reach_error();
+  }
+  return 0;
+}
+",
+    )
+    .expect("write");
+    let (prog, source, w) = witness_of(&c, Some(3)).expect("FALSE");
+    assert!(w.contains("x == 42;"), "main's local: {w}");
+    assert!(w.contains("y == 7;"), "the callee's local: {w}");
+    check_violation(&prog, &source, &w).expect("the witness checks");
+    // A wrong initial value: the run does not reach the error.
+    let wrong = w.replace("x == 42;", "x == 41;");
+    assert!(check_violation(&prog, &source, &wrong).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}

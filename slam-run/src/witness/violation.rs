@@ -5,15 +5,19 @@
 //! `violation` node, one edge per C edge taken, with its `startline` (positions in the
 //! verified file only), `enterFunction` on calls of defined functions, `returnFromFunction` on
 //! returns, and on each call of a `__VERIFIER_nondet_X` function the value it returned:
-//! `assumption` `\result == V;` with `assumption.resultfunction` and `assumption.scope`.
+//! `assumption` `\result == V;` with `assumption.resultfunction` and `assumption.scope`. The
+//! initial values of the uninitialised locals the path depends on follow the entry of their
+//! activation (main's: first) on an edge of their own, `assumption` `x == V; y == W;` with
+//! `assumption.scope` the function.
 //!
 //!
 //! **Checking** ([`check_violation`]). The GraphML must be well-formed, declare every key it
 //! uses, carry the graph keys above with the program's hash, and lead from its one entry node
 //! along single out-edges to a violation node. The values of its `\result` assumptions are then
 //! fed, in order, to the nondeterministic calls of a run of [`cir::interp`] (each call's
-//! function and line must match the assumption's edge); every other value the run needs (an
-//! uninitialised local) is 0. The run must reach the error, and the witness's `startline`s must
+//! function and line must match the assumption's edge); the initial values of uninitialised
+//! locals come from the `x == V; …` assumptions of the edge without a source line that
+//! follows each activation's entry (main's: the first edge); every other value is 0. The run must reach the error, and the witness's `startline`s must
 //! be found, in order, among the lines of the edges the run took.
 
 use std::collections::{HashMap, VecDeque};
@@ -34,25 +38,35 @@ pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> St
         .iter()
         .filter_map(|i| Some((i.step?, i.value)))
         .collect();
-    let mut s = header("violation_witness", info);
-    s.push_str("  <node id=\"N0\">\n   <data key=\"entry\">true</data>\n  </node>\n");
+    // The initial values of uninitialised locals, by the step that entered their activation
+    // (`None`: main's).
+    let mut initial: HashMap<Option<usize>, Vec<(&str, &str, i128)>> = HashMap::new();
+    for i in &cex.inputs {
+        if let Some(l) = &i.local {
+            initial.entry(l.entered_at).or_default().push((
+                l.function.as_str(),
+                l.variable.as_str(),
+                i.value,
+            ));
+        }
+    }
+    let mut w = Writer {
+        s: header("violation_witness", info),
+        node: 0,
+    };
+    w.s.push_str("  <node id=\"N0\">\n   <data key=\"entry\">true</data>\n  </node>\n");
+    if let Some(values) = initial.get(&None) {
+        w.edge(false, &initial_values(values));
+    }
     let n = cex.steps.len();
     for (k, step) in cex.steps.iter().enumerate() {
-        let last = k + 1 == n;
-        if last {
-            let _ = writeln!(
-                s,
-                "  <node id=\"N{}\">\n   <data key=\"violation\">true</data>\n  </node>",
-                k + 1
-            );
-        } else {
-            let _ = writeln!(s, "  <node id=\"N{}\"/>", k + 1);
-        }
-        let _ = writeln!(s, "  <edge source=\"N{k}\" target=\"N{}\">", k + 1);
+        let entered = initial.get(&Some(k));
+        let last = k + 1 == n && entered.is_none();
+        let mut data = String::new();
         let edge = bp_c::trace::edge_by_name(prog, &step.edge).map(|id| prog.edge(id));
         if let Some(e) = edge {
             if e.pos.file == 0 && e.pos.line > 0 {
-                let _ = writeln!(s, "   <data key=\"startline\">{}</data>", e.pos.line);
+                let _ = writeln!(data, "   <data key=\"startline\">{}</data>", e.pos.line);
             }
             match &e.kind {
                 EdgeKind::Call {
@@ -60,7 +74,7 @@ pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> St
                     ..
                 } => {
                     let _ = writeln!(
-                        s,
+                        data,
                         "   <data key=\"enterFunction\">{}</data>",
                         xml_escape(&prog.functions[g.0 as usize].name)
                     );
@@ -71,7 +85,7 @@ pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> St
                 } => {
                     if let Some(v) = nondet.get(&k) {
                         let _ = writeln!(
-                            s,
+                            data,
                             "   <data key=\"assumption\">\\result == {v};</data>\n   \
                              <data key=\"assumption.scope\">{}</data>\n   \
                              <data key=\"assumption.resultfunction\">{}</data>",
@@ -82,7 +96,7 @@ pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> St
                 }
                 EdgeKind::Return(_) => {
                     let _ = writeln!(
-                        s,
+                        data,
                         "   <data key=\"returnFromFunction\">{}</data>",
                         xml_escape(&step.function)
                     );
@@ -90,17 +104,61 @@ pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> St
                 _ => {}
             }
         }
-        s.push_str("  </edge>\n");
+        w.edge(last, &data);
+        if let Some(values) = entered {
+            w.edge(k + 1 == n, &initial_values(values));
+        }
     }
-    if n == 0 {
+    if w.node == 0 {
         // The error at the entry: the entry node is the violation node.
-        s = s.replace(
+        w.s = w.s.replace(
             "<data key=\"entry\">true</data>",
             "<data key=\"entry\">true</data>\n   <data key=\"violation\">true</data>",
         );
     }
-    s.push_str(" </graph>\n</graphml>\n");
-    s
+    w.s.push_str(" </graph>\n</graphml>\n");
+    w.s
+}
+
+/// The nodes and edges of a violation witness, one path from `N0`.
+struct Writer {
+    s: String,
+    /// The last node written.
+    node: usize,
+}
+
+impl Writer {
+    /// An edge from the last node to a new one (the violation node when `last`), with `data`.
+    fn edge(&mut self, last: bool, data: &str) {
+        let (from, to) = (self.node, self.node + 1);
+        if last {
+            let _ = writeln!(
+                self.s,
+                "  <node id=\"N{to}\">\n   <data key=\"violation\">true</data>\n  </node>"
+            );
+        } else {
+            let _ = writeln!(self.s, "  <node id=\"N{to}\"/>");
+        }
+        let _ = writeln!(self.s, "  <edge source=\"N{from}\" target=\"N{to}\">");
+        self.s.push_str(data);
+        self.s.push_str("  </edge>\n");
+        self.node = to;
+    }
+}
+
+/// The data of an edge without a source line that gives the initial values of the
+/// uninitialised locals of the activation just entered: `x == 5; y == -1;` in its scope.
+fn initial_values(values: &[(&str, &str, i128)]) -> String {
+    let function = values.first().map(|v| v.0).unwrap_or("main");
+    let conj: Vec<String> = values
+        .iter()
+        .map(|(_, v, x)| format!("{v} == {x};"))
+        .collect();
+    format!(
+        "   <data key=\"assumption\">{}</data>\n   <data key=\"assumption.scope\">{}</data>\n",
+        xml_escape(&conj.join(" ")),
+        xml_escape(function)
+    )
 }
 
 /// What [`check_violation`] established.
@@ -114,17 +172,77 @@ pub struct Checked {
     pub steps: usize,
 }
 
-/// Queue of values for the interpreter (0 when empty).
+/// The values for the interpreter: a queue for nondeterministic calls (0 when empty), and the
+/// initial values of the locals of the activation being entered (0 for the others).
 #[derive(Default)]
-struct Values(VecDeque<i128>);
+struct Values {
+    queue: VecDeque<i128>,
+    initial: HashMap<cir::ir::VarId, i128>,
+}
 
 impl Oracle for Values {
     fn value(&mut self, lo: i128, hi: i128) -> i128 {
-        self.0.pop_front().unwrap_or(0).clamp(lo, hi)
+        self.queue.pop_front().unwrap_or(0).clamp(lo, hi)
     }
     fn choose(&mut self, _n: usize) -> usize {
         0
     }
+    fn initial(&mut self, var: cir::ir::VarId, lo: i128, hi: i128) -> i128 {
+        self.initial.remove(&var).unwrap_or(0).clamp(lo, hi)
+    }
+}
+
+/// The initial values an edge's `assumption` gives to locals (`x == 5; y == -1;`, no
+/// `assumption.resultfunction`): the scope and the (name, value) pairs; `None` when the edge
+/// has no such assumption.
+fn initial_assumption(e: &WEdge) -> Result<Option<(String, Vec<(String, i128)>)>, WitnessError> {
+    if e.data.contains_key("assumption.resultfunction") {
+        return Ok(None);
+    }
+    let Some(a) = e.data.get("assumption") else {
+        return Ok(None);
+    };
+    let scope = e
+        .data
+        .get("assumption.scope")
+        .cloned()
+        .unwrap_or_else(|| "main".into());
+    let mut values = Vec::new();
+    for part in a.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+        let parsed = part.split_once("==").and_then(|(n, v)| {
+            let v = v.trim().trim_matches(|c| c == '(' || c == ')');
+            let v = v.trim_end_matches(['u', 'U', 'l', 'L']);
+            Some((n.trim().to_string(), v.parse::<i128>().ok()?))
+        });
+        let Some((name, v)) = parsed else {
+            return err(format!("assumption `{a}` is not `x == V; …`"));
+        };
+        values.push((name, v));
+    }
+    Ok(Some((scope, values)))
+}
+
+/// The initial values of `scope`'s locals by variable, from `(name, value)` pairs.
+fn initial_values_of(
+    prog: &Program,
+    scope: &str,
+    values: &[(String, i128)],
+) -> Result<HashMap<cir::ir::VarId, i128>, WitnessError> {
+    let f = prog
+        .function(scope)
+        .ok_or_else(|| WitnessError(format!("assumption scope `{scope}` is not a function")))?;
+    values
+        .iter()
+        .map(|(name, v)| {
+            f.locals
+                .iter()
+                .find(|&&l| prog.var(l).name == *name)
+                .map(|&l| (l, *v))
+                .ok_or_else(|| {
+                    WitnessError(format!("`{name}` is not a local of `{scope}` (assumption)"))
+                })
+        })
+        .collect()
 }
 
 fn parse_result_value(a: &str) -> Option<i128> {
@@ -173,12 +291,34 @@ pub fn check_violation(prog: &Program, source: &[u8], text: &str) -> Result<Chec
         }
     }
     let n_values = values.len();
+    // The initial values of locals: main's (before any call), then those of the activation
+    // entered by the k-th call of a defined function.
+    let mut main_initial = HashMap::new();
+    let mut call_initial: HashMap<usize, HashMap<cir::ir::VarId, i128>> = HashMap::new();
+    let mut calls = 0usize;
+    for e in &path {
+        if let Some((scope, vals)) = initial_assumption(e)? {
+            let vals = initial_values_of(prog, &scope, &vals)?;
+            if calls == 0 {
+                main_initial.extend(vals);
+            } else {
+                call_initial.entry(calls - 1).or_default().extend(vals);
+            }
+        }
+        if e.data.contains_key("enterFunction") {
+            calls += 1;
+        }
+    }
     let lines: Vec<u32> = path
         .iter()
         .filter_map(|e| e.data.get("startline").and_then(|l| l.parse().ok()))
         .collect();
     // Replay.
-    let mut oracle = Values::default();
+    let mut oracle = Values {
+        initial: main_initial,
+        ..Values::default()
+    };
+    let mut defined_calls = 0usize;
     let mut it = Interp::new(prog, &mut oracle)
         .map_err(|e| WitnessError(format!("the run cannot start: {e}")))?;
     let mut taken_lines: Vec<u32> = Vec::new();
@@ -221,7 +361,17 @@ pub fn check_violation(prog: &Program, source: &[u8], text: &str) -> Result<Chec
                         e.pos.line
                     ));
                 }
-                oracle.0.push_back(v);
+                oracle.queue.push_back(v);
+            }
+            // A call of a defined function next: the initial values of its activation.
+            if let [e] = outs.as_slice()
+                && let EdgeKind::Call {
+                    callee: Callee::Defined(_),
+                    ..
+                } = &e.kind
+            {
+                oracle.initial = call_initial.remove(&defined_calls).unwrap_or_default();
+                defined_calls += 1;
             }
         }
         let ev = it
@@ -285,5 +435,33 @@ mod tests {
         assert_eq!(parse_result_value("\\result == -5;"), Some(-5));
         assert_eq!(parse_result_value("\\result==(7)"), Some(7));
         assert_eq!(parse_result_value("x == 5;"), None);
+    }
+
+    #[test]
+    fn initial_values_of_locals() {
+        let edge = |pairs: &[(&str, &str)]| WEdge {
+            target: "N1".into(),
+            data: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        };
+        let e = edge(&[
+            ("assumption", "x == 42; y == (-3);"),
+            ("assumption.scope", "f"),
+        ]);
+        assert_eq!(
+            initial_assumption(&e).expect("parses"),
+            Some((
+                "f".to_string(),
+                vec![("x".to_string(), 42), ("y".to_string(), -3)]
+            ))
+        );
+        let call = edge(&[
+            ("assumption", "\\result == 5;"),
+            ("assumption.resultfunction", "__VERIFIER_nondet_int"),
+        ]);
+        assert_eq!(initial_assumption(&call).expect("not initial"), None);
+        assert!(initial_assumption(&edge(&[("assumption", "x > 3;")])).is_err());
     }
 }
