@@ -9,6 +9,8 @@
 //!   limits, in parallel, appending one JSON line per finished run (so an interrupted benchmark
 //!   resumes), with a progress line on stderr.
 //! - [`results`] owns the row format, the JSON-lines file, the CSV and merging shards.
+//! - [`stats`] reads slam-run's `--stats-json`: the per-phase totals of a row, the
+//!   per-iteration breakdown.
 //! - [`report`] turns rows into the summary tables (Fig. 4's categories and the SV-COMP score),
 //!   the SVG plots and the HTML report.
 //! - [`table`] runs `slam-run` once per task, one at a time, and prints a row per task and the
@@ -18,6 +20,7 @@ pub mod config;
 pub mod report;
 pub mod results;
 pub mod runner;
+pub mod stats;
 pub mod table;
 pub mod tasks;
 
@@ -30,6 +33,10 @@ pub enum BenchError {
     /// A task, list or result file is malformed.
     #[error("{0}")]
     Input(String),
+    /// The command line asks for something that does not exist or cannot be (an unknown
+    /// configuration or dimension, a scatter plot of configurations without results).
+    #[error("{0}")]
+    Usage(String),
 }
 
 impl BenchError {

@@ -20,8 +20,10 @@ use crate::tasks::Task;
 pub struct TableOptions {
     /// The `slam-run` executable.
     pub slam_run: PathBuf,
-    /// Seconds per task (`slam-run --timeout`; the runner's CPU-time limit is a little more).
+    /// CPU seconds per task.
     pub cpu_limit: f64,
+    /// Wall-clock seconds per task (`slam-run --timeout`).
+    pub wall_limit: f64,
     /// Options added to every `slam-run` command.
     pub slam_args: Vec<String>,
 }
@@ -122,6 +124,7 @@ pub fn run_table(
         slam_run: opts.slam_run.clone(),
         jobs: 1,
         cpu_limit: opts.cpu_limit,
+        wall_limit: opts.wall_limit,
         mem_limit_mib: 0,
         out_dir: scratch.clone(),
         resume: false,

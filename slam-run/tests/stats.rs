@@ -293,8 +293,9 @@ fn a_run_stopped_by_its_cpu_limit_keeps_what_it_completed() {
     let c = state_machine(&dir, 60);
     let (code, out, doc) = run(&c, &dir, &[], Some(2));
     check_cut(code, &out, &doc);
+    // The kernel's CPU clock of the limit and getrusage's are sampled differently.
     assert!(
-        f(&doc, "cpu_seconds") >= 2.0,
+        f(&doc, "cpu_seconds") > 0.8 * 2.0,
         "stopped at the CPU limit: {}",
         doc["cpu_seconds"]
     );
