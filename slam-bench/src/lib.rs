@@ -3,10 +3,11 @@
 //!
 //! - [`tasks`] finds the tasks (SV-COMP `.yml` definitions, C files named
 //!   `*_true-unreach-call*` / `*_false-unreach-call*`, list files) and their expected verdicts.
-//! - [`config`] names the strategy configurations: presets reproducing the paper's columns,
-//!   and matrices of `slam-run` options.
-//! - [`runner`] runs each pair as a separate `slam-run` process under CPU-time and memory
-//!   limits, in parallel, appending one JSON line per finished run (so an interrupted benchmark
+//! - [`config`] names the strategy configurations: points of one schema of strategy
+//!   dimensions (each a `slam-run` option and its values), presets reproducing the paper's
+//!   columns, matrices over dimensions.
+//! - [`runner`] runs each pair as a separate `slam-run` process under CPU-time, wall-clock
+//!   and memory limits, in parallel, appending one JSON line per finished run (so an interrupted benchmark
 //!   resumes), with a progress line on stderr.
 //! - [`results`] owns the row format, the JSON-lines file, the CSV and merging shards.
 //! - [`stats`] reads slam-run's `--stats-json`: the per-phase totals of a row, the

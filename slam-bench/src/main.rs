@@ -88,21 +88,26 @@ struct RunArgs {
     /// path per line, relative to the list, `*` wildcards allowed).
     #[arg(required = true)]
     sets: Vec<PathBuf>,
-    /// Named configurations: no-constrain, lazy, eager, fig4 (the three: the Constrain
-    /// paper's Fig. 4), C/3, C/5, C/inf, fig6 (Fig. 6's concrete-prover columns). Default
-    /// fig4 when no configuration is given.
+    /// Named configurations, points of the dimension schema (see --dim): no-constrain,
+    /// lazy, eager (constrain=off|lazy|eager), fig4 (the three: the Constrain paper's Fig. 4),
+    /// C/3, C/5, C/inf (cube=3|5|inf), fig6 (Fig. 6's concrete-prover columns). Default fig4
+    /// when no configuration is given.
     #[arg(long, value_delimiter = ',', value_name = "NAME")]
     preset: Vec<String>,
-    /// A configuration of your own: NAME='slam-run options'.
+    /// A configuration of your own, outside the schema: NAME='slam-run options'.
     #[arg(long = "config", value_name = "NAME=OPTIONS")]
     configs: Vec<String>,
-    /// Matrix: maximum cube lengths (e.g. 1,3,5,inf).
+    #[arg(long = "dim", value_name = "NAME=V1,V2,...", long_help = config::dimensions_help(),
+          help = "Matrix over a strategy dimension (repeatable): cube, constrain, bitvector, \
+                  refine, precision, abstraction (--help: values and slam-run options)")]
+    dims: Vec<String>,
+    /// Matrix shorthand: --dim cube=K,... (maximum cube lengths, e.g. 1,3,5,inf).
     #[arg(long = "cube-len", value_delimiter = ',', value_name = "K")]
     cube_len: Vec<String>,
-    /// Matrix: constrain modes (off,lazy,eager).
+    /// Matrix shorthand: --dim constrain=MODE,... (off,lazy,eager).
     #[arg(long, value_delimiter = ',', value_name = "MODE")]
     constrain: Vec<String>,
-    /// Matrix: bit-precise reasoning off and/or on (e.g. off,on).
+    /// Matrix shorthand: --dim bitvector=off,on (bit-precise reasoning).
     #[arg(long, value_delimiter = ',', value_name = "off|on")]
     bitvector: Vec<String>,
     /// An option added to every configuration's slam-run command (repeatable), e.g.
@@ -211,17 +216,31 @@ fn configs_of(a: &RunArgs) -> anyhow::Result<Vec<Config>> {
     for c in &a.configs {
         cs.push(config::parse_named(c)?);
     }
-    if !a.cube_len.is_empty() || !a.constrain.is_empty() || !a.bitvector.is_empty() {
+    let mut axes = Vec::new();
+    for d in &a.dims {
+        axes.push(config::parse_dim(d)?);
+    }
+    let trimmed = |vs: &[String]| vs.iter().map(|v| v.trim().to_string()).collect::<Vec<_>>();
+    if !a.cube_len.is_empty() {
+        axes.push(("cube".into(), trimmed(&a.cube_len)));
+    }
+    if !a.constrain.is_empty() {
+        axes.push(("constrain".into(), trimmed(&a.constrain)));
+    }
+    if !a.bitvector.is_empty() {
         let bv = a
             .bitvector
             .iter()
             .map(|s| match s.trim() {
-                "on" | "true" | "yes" => Ok(true),
-                "off" | "false" | "no" => Ok(false),
-                o => Err(anyhow::anyhow!("--bitvector {o}: expected off or on")),
+                "on" | "true" | "yes" => "on".to_string(),
+                "off" | "false" | "no" => "off".to_string(),
+                o => o.to_string(),
             })
-            .collect::<anyhow::Result<Vec<bool>>>()?;
-        cs.extend(config::matrix(&a.cube_len, &a.constrain, &bv));
+            .collect();
+        axes.push(("bitvector".into(), bv));
+    }
+    if !axes.is_empty() {
+        cs.extend(config::matrix(&axes)?);
     }
     if cs.is_empty() {
         cs = config::preset("fig4")?;

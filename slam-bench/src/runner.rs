@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::BenchError;
-use crate::config::Config;
+use crate::config::{Config, DimensionRecord};
 use crate::results::{self, End, ROW_FORMAT, Row, TimeLimit};
 use crate::stats::RunStats;
 use crate::tasks::Task;
@@ -70,6 +70,10 @@ pub struct Meta {
     pub format: String,
     /// The configurations.
     pub configs: Vec<Config>,
+    /// The strategy dimensions the configurations set, with the `slam-run` option of each
+    /// (a `--resume` must mean the same options by the same names).
+    #[serde(default)]
+    pub schema: Vec<DimensionRecord>,
     /// CPU seconds per run.
     pub cpu_limit: f64,
     /// Wall-clock seconds per run.
@@ -119,6 +123,7 @@ pub fn run_benchmark(
     let meta = Meta {
         format: META_FORMAT.into(),
         configs: configs.to_vec(),
+        schema: crate::config::schema_of(configs),
         cpu_limit: opts.cpu_limit,
         wall_limit: opts.wall_limit,
         mem_limit_mib: opts.mem_limit_mib,
@@ -141,8 +146,8 @@ pub fn run_benchmark(
             }
             if old != meta {
                 return Err(BenchError::Input(format!(
-                    "{}: --resume needs the same configurations, limits and shard as the \
-                     interrupted benchmark",
+                    "{}: --resume needs the same configurations (and the same meaning of \
+                     their dimensions), limits and shard as the interrupted benchmark",
                     out.display()
                 )));
             }

@@ -133,6 +133,7 @@ pub fn run_table(
     };
     let config = Config {
         name: "table".into(),
+        point: Vec::new(),
         args: opts.slam_args.clone(),
     };
     let io = |e| BenchError::Io("stdout".into(), e);

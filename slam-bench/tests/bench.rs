@@ -501,6 +501,138 @@ fn limits_and_bad_input() {
 }
 
 #[test]
+fn strategy_dimensions_in_one_schema() {
+    let root = scratch("dims");
+    let d = root.join("set");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("a_true-unreach-call.c"), "// standin *: TRUE\n").unwrap();
+    std::fs::write(
+        d.join("b_false-unreach-call.c"),
+        "// standin *: FALSE(unreach-call)\n",
+    )
+    .unwrap();
+    let (s, dd) = (r(&standin()), r(&d));
+    let run = |out: &Path, extra: &[&str]| {
+        let o = r(out);
+        let mut v = vec![
+            "run",
+            "--quiet",
+            "--jobs",
+            "2",
+            "--out",
+            &o,
+            "--slam-run",
+            &s,
+        ];
+        v.extend_from_slice(extra);
+        v.push(&dd);
+        bench(&v)
+    };
+    // A dimension slam-run has (through its shorthand) and one it does not have yet.
+    let out = root.join("out");
+    let scatter = "constrain=lazy,refine=wp,constrain=off,refine=wp";
+    let args = [
+        "--dim",
+        "refine=wp,horn",
+        "--constrain",
+        "lazy,off",
+        "--scatter",
+        scatter,
+    ];
+    ok(&run(&out, &args));
+    let names: BTreeSet<String> = keys(&out).into_iter().map(|k| k.1).collect();
+    let expected: BTreeSet<String> = [
+        "constrain=lazy,refine=wp",
+        "constrain=lazy,refine=horn",
+        "constrain=off,refine=wp",
+        "constrain=off,refine=horn",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(names, expected);
+    for row in rows(&out) {
+        // slam-run (here its stand-in) rejects --refine: an error row that says why.
+        assert_eq!(row["status"], "error", "{row}");
+        assert_eq!(row["end"]["exit_code"], 2);
+        let note = row["note"].as_str().unwrap();
+        assert!(note.contains("'--refine'"), "{note}");
+    }
+    assert!(out.join("scatter.svg").exists());
+    let meta_path = out.join("bench.json");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta_path).unwrap()).unwrap();
+    let schema: Vec<(String, String)> = meta["schema"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["name"].as_str().unwrap().into(),
+                d["flag"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        schema,
+        [
+            ("constrain".to_string(), "--constrain".to_string()),
+            ("refine".to_string(), "--refine".to_string())
+        ]
+    );
+    assert_eq!(
+        meta["configs"][1]["args"],
+        serde_json::json!(["--constrain", "lazy", "--refine", "horn"])
+    );
+    // Resuming the same benchmark: nothing left to run.
+    let mut again = args.to_vec();
+    again.push("--resume");
+    ok(&run(&out, &again));
+    assert_eq!(rows(&out).len(), 8);
+    // A benchmark whose dimensions meant other options is another benchmark.
+    let edited = std::fs::read_to_string(&meta_path)
+        .unwrap()
+        .replace("\"--refine\"", "\"--refinement\"");
+    std::fs::write(&meta_path, edited).unwrap();
+    let res = run(&out, &again);
+    assert_eq!(res.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&res.stderr).contains("dimensions"));
+    // A dimension slam-run has: the stand-in answers.
+    let cubes = root.join("cubes");
+    ok(&run(
+        &cubes,
+        &["--dim", "cube=1,inf", "--bitvector", "off,on"],
+    ));
+    let rs = rows(&cubes);
+    assert_eq!(rs.len(), 8);
+    assert!(
+        rs.iter()
+            .all(|r| r["status"].as_str().unwrap().starts_with("correct"))
+    );
+    let names: BTreeSet<String> = keys(&cubes).into_iter().map(|k| k.1).collect();
+    assert!(names.contains("cube=inf,bitvector=on"), "{names:?}");
+    // Unknown dimensions and values, a dimension given twice: usage errors before any run.
+    for bad in [
+        vec!["--dim", "frobnicate=1"],
+        vec!["--dim", "refine=interpolants"],
+        vec!["--dim", "cube=0"],
+        vec!["--cube-len", "1", "--dim", "cube=3"],
+        vec!["--dim", "refine"],
+        vec!["--bitvector", "maybe"],
+    ] {
+        let res = run(&root.join("never"), &bad);
+        assert_eq!(res.status.code(), Some(2), "{bad:?}");
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert!(
+            err.starts_with("slam-bench: ") && err.lines().count() == 1,
+            "{err}"
+        );
+    }
+    assert!(!root.join("never").join("results.jsonl").exists());
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
 fn a_table_of_the_sets_in_their_order() {
     let root = scratch("table");
     make_tasks(&root, None);
