@@ -76,6 +76,12 @@ struct TableArgs {
     /// The slam-run executable (default: the one next to slam-bench, else on PATH).
     #[arg(long = "slam-run", value_name = "PATH")]
     slam_run: Option<PathBuf>,
+    /// After the table, break the N slowest tasks (CPU seconds) down from slam-run's
+    /// statistics: each phase's CPU and wall-clock seconds and share of the run, a line per
+    /// iteration (predicates, c2bp queries and answers found without the solver, bebop's BDD
+    /// nodes, newton's answer, memory), and c2bp's costliest procedures.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    breakdown: usize,
     /// Options added to every slam-run command, after `--`.
     #[arg(last = true, value_name = "SLAM-RUN OPTIONS")]
     slam_args: Vec<String>,
@@ -447,7 +453,8 @@ fn table(a: TableArgs) -> anyhow::Result<()> {
         wall_limit: wall_limit(a.wall_limit, a.cpu_limit),
         slam_args: a.slam_args,
     };
-    let counts = task_table::run_table(&all, &opts, &mut std::io::stdout().lock())?;
+    let (counts, runs) = task_table::run_table(&all, &opts, &mut std::io::stdout().lock())?;
     print!("{}", task_table::footer(&counts, &opts));
+    print!("{}", task_table::breakdown(&runs, a.breakdown));
     Ok(())
 }

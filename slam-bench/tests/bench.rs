@@ -684,6 +684,66 @@ fn a_table_of_the_sets_in_their_order() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+#[test]
+fn the_table_breaks_the_slowest_tasks_down_by_phase() {
+    let root = scratch("breakdown");
+    let d = root.join("set");
+    std::fs::create_dir_all(&d).unwrap();
+    for (file, text) in [
+        ("fast_true-unreach-call.c", "// standin *: TRUE\n"),
+        (
+            "slow_true-unreach-call.c",
+            "// standin spin: 1\n// standin *: TRUE\n",
+        ),
+        (
+            "slower_true-unreach-call.c",
+            "// standin spin: 2\n// standin *: TRUE\n",
+        ),
+    ] {
+        std::fs::write(d.join(file), text).unwrap();
+    }
+    let res = bench(&[
+        "table",
+        &r(&d),
+        "--cpu-limit",
+        "20",
+        "--breakdown",
+        "2",
+        "--slam-run",
+        &r(&standin()),
+    ]);
+    ok(&res);
+    let out = String::from_utf8_lossy(&res.stdout);
+    let (_, bd) = out
+        .split_once("Breakdown of the 2 slowest tasks (CPU seconds):")
+        .unwrap_or_else(|| panic!("no breakdown:\n{out}"));
+    let heads: Vec<&str> = bd
+        .lines()
+        .filter(|l| l.starts_with("set/"))
+        .map(|l| l.split(':').next().unwrap())
+        .collect();
+    assert_eq!(
+        heads,
+        [
+            "set/slower_true-unreach-call.c",
+            "set/slow_true-unreach-call.c"
+        ],
+        "{bd}"
+    );
+    assert!(bd.contains("3 iterations, 4 predicates"), "{bd}");
+    // The stand-in's phases (CPU, wall-clock seconds) and a line per round.
+    for line in [
+        "  c2bp          1.50     1.50",
+        "  bebop         0.75     0.75",
+        "  newton        0.38     0.38",
+        "  constrain     0.19     0.19",
+    ] {
+        assert!(bd.contains(line), "{line} in\n{bd}");
+    }
+    assert_eq!(bd.matches("infeasible").count(), 2 * 3, "{bd}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 fn r(p: &Path) -> String {
     p.display().to_string()
 }
