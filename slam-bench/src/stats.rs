@@ -24,6 +24,19 @@ pub struct RunStats {
     pub ndf: Option<u64>,
     /// c2bp's prover queries.
     pub prover_queries: Option<u64>,
+    /// Seconds per phase, over all rounds.
+    #[serde(flatten)]
+    pub time: PhaseTimes,
+    /// The phase a limit stopped the run in.
+    pub stopped_in: Option<String>,
+    /// slam-run's own peak resident memory, MiB.
+    pub peak_rss_mib: Option<f64>,
+}
+
+/// Wall-clock and CPU seconds of each phase (slam-run's field names).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct PhaseTimes {
     /// Wall-clock seconds in c2bp.
     pub c2bp_seconds: f64,
     /// CPU seconds while c2bp ran.
@@ -40,10 +53,6 @@ pub struct RunStats {
     pub constrain_seconds: f64,
     /// CPU seconds while constrain ran.
     pub constrain_cpu_seconds: f64,
-    /// The phase a limit stopped the run in.
-    pub stopped_in: Option<String>,
-    /// slam-run's own peak resident memory, MiB.
-    pub peak_rss_mib: Option<f64>,
 }
 
 /// One round of the loop.
@@ -58,22 +67,9 @@ pub struct Round {
     pub predicates: u64,
     /// Predicates the round added.
     pub predicates_added: u64,
-    /// Wall-clock seconds in c2bp.
-    pub c2bp_seconds: f64,
-    /// CPU seconds while c2bp ran.
-    pub c2bp_cpu_seconds: f64,
-    /// Wall-clock seconds in bebop.
-    pub bebop_seconds: f64,
-    /// CPU seconds while bebop ran.
-    pub bebop_cpu_seconds: f64,
-    /// Wall-clock seconds in newton.
-    pub newton_seconds: f64,
-    /// CPU seconds while newton ran.
-    pub newton_cpu_seconds: f64,
-    /// Wall-clock seconds in constrain.
-    pub constrain_seconds: f64,
-    /// CPU seconds while constrain ran.
-    pub constrain_cpu_seconds: f64,
+    /// Seconds per phase.
+    #[serde(flatten)]
+    pub time: PhaseTimes,
     /// c2bp's prover queries.
     pub prover_queries: u64,
     /// c2bp's breakdown.
@@ -177,15 +173,16 @@ impl RunStats {
 
     /// The per-phase totals.
     pub fn phases(&self) -> Phases {
+        let t = &self.time;
         Phases {
-            c2bp_s: self.c2bp_seconds,
-            c2bp_cpu_s: self.c2bp_cpu_seconds,
-            bebop_s: self.bebop_seconds,
-            bebop_cpu_s: self.bebop_cpu_seconds,
-            newton_s: self.newton_seconds,
-            newton_cpu_s: self.newton_cpu_seconds,
-            constrain_s: self.constrain_seconds,
-            constrain_cpu_s: self.constrain_cpu_seconds,
+            c2bp_s: t.c2bp_seconds,
+            c2bp_cpu_s: t.c2bp_cpu_seconds,
+            bebop_s: t.bebop_seconds,
+            bebop_cpu_s: t.bebop_cpu_seconds,
+            newton_s: t.newton_seconds,
+            newton_cpu_s: t.newton_cpu_seconds,
+            constrain_s: t.constrain_seconds,
+            constrain_cpu_s: t.constrain_cpu_seconds,
             stopped_in: self.stopped_in.clone(),
         }
     }

@@ -316,14 +316,14 @@ fn rounds_table(st: &RunStats) -> String {
             i.alternation,
             i.predicates,
             i.predicates_added,
-            i.c2bp_cpu_seconds,
+            i.time.c2bp_cpu_seconds,
             i.prover_queries,
             hits,
-            i.bebop_cpu_seconds,
+            i.time.bebop_cpu_seconds,
             nodes,
-            i.newton_cpu_seconds,
+            i.time.newton_cpu_seconds,
             outcome,
-            i.constrain_cpu_seconds,
+            i.time.constrain_cpu_seconds,
             i.peak_rss_mib
         ));
     }

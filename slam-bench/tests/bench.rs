@@ -20,6 +20,16 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// A task set `root/set` with the C files `files` (name, content).
+fn task_set(root: &Path, set: &str, files: &[(&str, &str)]) -> PathBuf {
+    let d = root.join(set);
+    std::fs::create_dir_all(&d).expect("set dir");
+    for (file, text) in files {
+        std::fs::write(d.join(file), text).expect("task");
+    }
+    d
+}
+
 /// The task sets: (set, file, content). `.yml` tasks name their C file.
 const TASKS: &[(&str, &str, &str)] = &[
     ("alpha", "a_true-unreach-call.c", "// standin *: TRUE\n"),
@@ -360,27 +370,27 @@ fn limit_rows(
 #[test]
 fn the_cpu_limit_is_cpu_time() {
     let root = scratch("cpu");
-    let d = root.join("limits");
-    std::fs::create_dir_all(&d).unwrap();
-    for (file, text) in [
-        // Sleeps 5 s: wall-clock time, not CPU time.
-        (
-            "sleep_true-unreach-call.c",
-            "// standin sleep: 5\n// standin *: TRUE\n",
-        ),
-        // Computes 5 s: killed by SIGXCPU at the limit.
-        (
-            "spin_true-unreach-call.c",
-            "// standin spin: 5\n// standin *: TRUE\n",
-        ),
-        // Computes 5 s, and stops itself at SIGXCPU with its statistics, as slam-run does.
-        (
-            "caught_true-unreach-call.c",
-            "// standin catch-xcpu\n// standin spin: 5\n// standin *: TRUE\n",
-        ),
-    ] {
-        std::fs::write(d.join(file), text).unwrap();
-    }
+    let d = task_set(
+        &root,
+        "limits",
+        &[
+            // Sleeps 5 s: wall-clock time, not CPU time.
+            (
+                "sleep_true-unreach-call.c",
+                "// standin sleep: 5\n// standin *: TRUE\n",
+            ),
+            // Computes 5 s: killed by SIGXCPU at the limit.
+            (
+                "spin_true-unreach-call.c",
+                "// standin spin: 5\n// standin *: TRUE\n",
+            ),
+            // Computes 5 s, and stops itself at SIGXCPU with its statistics, as slam-run does.
+            (
+                "caught_true-unreach-call.c",
+                "// standin catch-xcpu\n// standin spin: 5\n// standin *: TRUE\n",
+            ),
+        ],
+    );
     let rs = limit_rows(&d, &root.join("out"), &["--cpu-limit", "3"]);
     assert_eq!(rs.len(), 3);
     let sleep = &rs["sleep_true-unreach-call.c"];
@@ -418,9 +428,11 @@ fn the_cpu_limit_is_cpu_time() {
 #[test]
 fn limits_and_bad_input() {
     let root = scratch("limits");
-    let d = root.join("spin");
-    std::fs::create_dir_all(&d).unwrap();
-    std::fs::write(d.join("s_true-unreach-call.c"), "// standin spin\n").unwrap();
+    let d = task_set(
+        &root,
+        "spin",
+        &[("s_true-unreach-call.c", "// standin spin\n")],
+    );
     let out = root.join("out");
     let o = r(&out);
     let res = bench(&[
@@ -503,14 +515,17 @@ fn limits_and_bad_input() {
 #[test]
 fn strategy_dimensions_in_one_schema() {
     let root = scratch("dims");
-    let d = root.join("set");
-    std::fs::create_dir_all(&d).unwrap();
-    std::fs::write(d.join("a_true-unreach-call.c"), "// standin *: TRUE\n").unwrap();
-    std::fs::write(
-        d.join("b_false-unreach-call.c"),
-        "// standin *: FALSE(unreach-call)\n",
-    )
-    .unwrap();
+    let d = task_set(
+        &root,
+        "set",
+        &[
+            ("a_true-unreach-call.c", "// standin *: TRUE\n"),
+            (
+                "b_false-unreach-call.c",
+                "// standin *: FALSE(unreach-call)\n",
+            ),
+        ],
+    );
     let (s, dd) = (r(&standin()), r(&d));
     let run = |out: &Path, extra: &[&str]| {
         let o = r(out);
@@ -687,21 +702,21 @@ fn a_table_of_the_sets_in_their_order() {
 #[test]
 fn the_table_breaks_the_slowest_tasks_down_by_phase() {
     let root = scratch("breakdown");
-    let d = root.join("set");
-    std::fs::create_dir_all(&d).unwrap();
-    for (file, text) in [
-        ("fast_true-unreach-call.c", "// standin *: TRUE\n"),
-        (
-            "slow_true-unreach-call.c",
-            "// standin spin: 1\n// standin *: TRUE\n",
-        ),
-        (
-            "slower_true-unreach-call.c",
-            "// standin spin: 2\n// standin *: TRUE\n",
-        ),
-    ] {
-        std::fs::write(d.join(file), text).unwrap();
-    }
+    let d = task_set(
+        &root,
+        "set",
+        &[
+            ("fast_true-unreach-call.c", "// standin *: TRUE\n"),
+            (
+                "slow_true-unreach-call.c",
+                "// standin spin: 1\n// standin *: TRUE\n",
+            ),
+            (
+                "slower_true-unreach-call.c",
+                "// standin spin: 2\n// standin *: TRUE\n",
+            ),
+        ],
+    );
     let res = bench(&[
         "table",
         &r(&d),
