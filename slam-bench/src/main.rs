@@ -275,7 +275,7 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
         eprintln!("slam-bench: {n}");
     }
     if tasks.is_empty() {
-        return Err(slam_bench::BenchError::Input("no tasks found".into()).into());
+        return Err(tasks::no_tasks(&a.sets).into());
     }
     let opts = RunOptions {
         slam_run: a.slam_run.clone().unwrap_or_else(default_slam_run),

@@ -772,3 +772,59 @@ fn without_times(summary: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+#[test]
+fn a_directory_without_tasks_says_what_a_task_is() {
+    let root = scratch("notasks");
+    let d = task_set(
+        &root,
+        "plain",
+        &[
+            ("main.c", "int main(void) { return 0; }\n"),
+            ("util.c", "\n"),
+        ],
+    );
+    let res = bench(&[
+        "run",
+        "--quiet",
+        "--out",
+        &r(&root.join("out")),
+        "--slam-run",
+        &r(&standin()),
+        &r(&d),
+    ]);
+    assert_eq!(res.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&res.stderr);
+    for what in [
+        "no tasks found in",
+        "NAME.yml, with an unreach-call property",
+        "expected_verdict: true",
+        "NAME_true-unreach-call.c",
+        "NAME_false-unreach-call.c",
+        "2 C file(s) here name no verdict (main.c, util.c)",
+    ] {
+        assert!(err.contains(what), "{what} in\n{err}");
+    }
+    // As the message says: a .yml for one of them makes it a task.
+    std::fs::write(
+        d.join("main.yml"),
+        "format_version: '2.0'\ninput_files: 'main.c'\nproperties:\n  - property_file: \
+         ../properties/unreach-call.prp\n    expected_verdict: true\n",
+    )
+    .expect("yml");
+    std::fs::write(d.join("main.c"), "// standin *: TRUE\n").expect("c");
+    let res = bench(&[
+        "run",
+        "--quiet",
+        "--preset",
+        "lazy",
+        "--out",
+        &r(&root.join("out")),
+        "--slam-run",
+        &r(&standin()),
+        &r(&d),
+    ]);
+    ok(&res);
+    assert_eq!(rows(&root.join("out"))[0]["status"], "correct-true");
+    let _ = std::fs::remove_dir_all(&root);
+}
