@@ -58,6 +58,7 @@ fn mmss(d: Option<Duration>) -> String {
 /// The progress of the runs of one benchmark.
 pub struct Progress {
     bar: ProgressBar,
+    enabled: bool,
     log: bool,
     total: usize,
     done: usize,
@@ -80,13 +81,14 @@ impl Progress {
             ProgressBar::hidden()
         };
         bar.set_style(
-            ProgressStyle::with_template("[{bar:24}] {pos}/{len} {wide_msg}")
+            ProgressStyle::with_template("[{bar:20}] {pos}/{len} {wide_msg}")
                 .expect("a valid template")
                 .progress_chars("#>."),
         );
         let now = Instant::now();
         Progress {
             bar,
+            enabled,
             log: enabled && !tty,
             total,
             done: 0,
@@ -115,12 +117,13 @@ impl Progress {
         self.show(false);
     }
 
-    /// What the bar says after its counts.
+    /// What the bar says after its counts: the time left and the failing runs first, then
+    /// the runs in flight (cut at the terminal's width).
     fn message(&self) -> String {
         let mut m = format!(
-            "done, {} failing, ~{} left",
-            self.failing,
-            mmss(self.eta.left(Instant::now()))
+            "~{} left, {} failing",
+            mmss(self.eta.left(Instant::now())),
+            self.failing
         );
         if !self.running.is_empty() {
             let names: Vec<&str> = self.running.values().map(String::as_str).collect();
@@ -132,14 +135,22 @@ impl Progress {
     /// Redraws (the countdown moves even when no run finishes); `last`: the benchmark is over.
     pub fn show(&mut self, last: bool) {
         let msg = self.message();
-        if self.log && (last || self.last_log.elapsed().as_secs_f64() >= LOG_EVERY) {
+        if last {
+            // The last state as a line of its own, after the bar, which goes.
+            self.bar.finish_and_clear();
+            if self.enabled {
+                eprintln!(
+                    "slam-bench: {}/{} runs done, {} failing",
+                    self.done, self.total, self.failing
+                );
+            }
+            return;
+        }
+        if self.log && self.last_log.elapsed().as_secs_f64() >= LOG_EVERY {
             self.last_log = Instant::now();
             eprintln!("slam-bench: {}/{} {msg}", self.done, self.total);
         }
         self.bar.set_message(msg);
-        if last {
-            self.bar.finish();
-        }
     }
 }
 
