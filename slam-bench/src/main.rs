@@ -530,6 +530,9 @@ fn table(a: TableArgs) -> anyhow::Result<()> {
             }
         }
     }
+    if all.is_empty() {
+        return Err(tasks::no_tasks(&a.sets).into());
+    }
     let opts = task_table::TableOptions {
         slam_run: a.slam_run.unwrap_or_else(default_slam_run),
         cpu_limit: a.cpu_limit,

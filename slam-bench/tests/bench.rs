@@ -911,6 +911,14 @@ fn a_directory_without_tasks_says_what_a_task_is() {
     ] {
         assert!(err.contains(what), "{what} in\n{err}");
     }
+    // `table` says the same.
+    let res = bench(&["table", "--slam-run", &r(&standin()), &r(&d)]);
+    assert_eq!(res.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        err.contains("no tasks found") && err.contains("NAME_true-unreach-call.c"),
+        "{err}"
+    );
     // As the message says: a .yml for one of them makes it a task.
     std::fs::write(
         d.join("main.yml"),
