@@ -46,7 +46,8 @@ table{border-collapse:collapse;margin:1em 0}\
 td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}\
 td:first-child,th:first-child{text-align:left}\
 table.about td,table.about th{text-align:left}\
-#runs th{cursor:pointer;background:#f4f4f4;position:sticky;top:0}\
+#runs th{cursor:pointer;background:#f4f4f4;position:sticky;top:0;text-align:left}\
+#runs th[data-num]{text-align:right}\
 #runs td{white-space:nowrap}#runs td.l{text-align:left}\
 #runs th.up::after{content:' \\25B2'}#runs th.down::after{content:' \\25BC'}\
 .st-correct-true,.st-correct-false{background:#c7eac7}\

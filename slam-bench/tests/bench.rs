@@ -335,6 +335,17 @@ fn report_has_a_row_per_run(out: &Path, rs: &[serde_json::Value]) {
         2,
         "both plots inline"
     );
+    // Nothing is loaded from elsewhere: the page works offline.
+    for n in doc.descendants().filter(|n| n.is_element()) {
+        for a in n.attributes() {
+            let v = a.value();
+            assert!(
+                !(v.contains("://") || v.starts_with("//")),
+                "{}={v}: an external resource",
+                a.name()
+            );
+        }
+    }
     let runs: Vec<roxmltree::Node> = doc
         .descendants()
         .filter(|n| n.has_tag_name("tr") && n.attribute("class") == Some("run"))
@@ -372,6 +383,70 @@ fn report_has_a_row_per_run(out: &Path, rs: &[serde_json::Value]) {
         seen.insert((task, config));
     }
     assert_eq!(seen.len(), rs.len(), "a row per (task, configuration)");
+}
+
+/// A headless browser, when one is installed.
+fn headless_browser() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+}
+
+/// The report's script in a real browser: the view in the address filters the runs to the
+/// timeouts and sorts them by CPU time, longest first. Skipped, saying so, without a
+/// headless browser.
+#[test]
+fn the_report_filters_and_sorts_in_a_browser() {
+    let Some(browser) = headless_browser() else {
+        eprintln!("SKIP: no headless browser (chromium) installed");
+        return;
+    };
+    let root = scratch("browser");
+    make_tasks(&root, None);
+    let out = root.join("out");
+    ok(&bench(&run_args(&root, &out, &["--preset", "fig4"])));
+    let url = format!(
+        "file://{}#status=wrong-true&sort=-5",
+        out.join("report.html").display()
+    );
+    let dom = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(&url)
+        .output()
+        .expect("the browser runs");
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    let shown: Vec<&str> = dom
+        .split("<tr class=\"run\"")
+        .skip(1)
+        .filter(|r| !r[..r.find('>').unwrap_or(0)].contains("display: none"))
+        .collect();
+    // alpha/d is wrong-true under each of the three configurations.
+    assert_eq!(shown.len(), 3, "{dom}");
+    assert!(
+        shown
+            .iter()
+            .all(|r| r.contains("alpha/d_false-unreach-call.c"))
+    );
+    assert!(dom.contains("3 of 24 runs shown"), "{dom}");
+    let cpu = |r: &str| -> f64 {
+        let cells: Vec<&str> = r.split("<td").collect();
+        let c = cells[6];
+        c[c.find('>').unwrap() + 1..c.find("</td>").unwrap()]
+            .parse()
+            .unwrap()
+    };
+    let times: Vec<f64> = shown.iter().map(|r| cpu(r)).collect();
+    assert!(times.windows(2).all(|w| w[0] >= w[1]), "{times:?}");
+    assert!(
+        dom.contains("class=\"down\">CPU s</th>"),
+        "sorted by CPU s, descending"
+    );
+    let _ = std::fs::remove_dir_all(&root);
 }
 
 #[test]
