@@ -5,7 +5,6 @@
 //! internal error.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
@@ -120,16 +119,30 @@ fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
     Failure(exit::INPUT_ERROR, e.into())
 }
 
-fn main() -> ExitCode {
+fn main() {
     let args = Args::parse();
     cli_common::logging::init(args.verbose, "SLAM_LOG");
-    match run(args) {
-        Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+    let code = match run(args) {
+        Ok(code) => code,
         Err(Failure(code, e)) => {
             eprintln!("slam-run: {e:#}");
-            ExitCode::from(u8::try_from(code).unwrap_or(1))
+            code
         }
-    }
+    };
+    leave(code)
+}
+
+/// Ends the process with `code` without running exit handlers. The analysis thread may still
+/// be inside Z3 (a stage cut by the time limit, a witness not made in time), and the normal
+/// exit runs libz3's static destructors under its feet, which can crash the process after
+/// the verdict was printed. Everything slam-run writes is complete before this point; only
+/// the standard streams are buffered, and they are flushed here.
+fn leave(code: i32) -> ! {
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: `_exit` ends the process at once; no Rust state is observed after it.
+    unsafe { libc::_exit(code) }
 }
 
 fn run(args: Args) -> Result<i32, Failure> {
@@ -449,7 +462,7 @@ fn stop_at_limit(
             .with_context(|| p.display().to_string())
             .map_err(input)?;
     }
-    std::process::exit(exit::UNKNOWN);
+    leave(exit::UNKNOWN);
 }
 
 /// Writes the witness to `path` if the worker makes it within the time limit of the verdict;
