@@ -211,10 +211,10 @@ impl<'r> Cegar<'r> {
     /// verdict, new predicates (the next iteration) or the limits.
     fn until_verdict(&mut self) -> Result<Verdict, RunError> {
         for i in 0..self.cfg.max_iterations {
-            if self.cfg.timed_out() {
-                return Ok(Verdict::Unknown(UnknownReason::Timeout));
-            }
             let mut it = Iteration::new(i, self.preds.len(), 0);
+            if self.cfg.timed_out() {
+                return Ok(self.stopped_before(i, Phase::C2bp, &it));
+            }
             let mut abs = self.abstract_program(i, &mut it)?;
             loop {
                 let end = self.round(&mut abs, &mut it);
@@ -237,7 +237,11 @@ impl<'r> Cegar<'r> {
     fn round(&mut self, abs: &mut Abstraction, it: &mut Iteration) -> Result<Round, RunError> {
         let bp_file = self.keep.write(&abs.file("bp"), || &abs.text)?;
         if self.cfg.timed_out() {
-            return Ok(Round::Done(Verdict::Unknown(UnknownReason::Timeout)));
+            return Ok(Round::Done(self.stopped_before(
+                abs.index,
+                Phase::Bebop,
+                it,
+            )));
         }
         let Some((trace, trace_file)) = self.check(abs, it)? else {
             it.outcome = IterationOutcome::Safe;
@@ -247,7 +251,11 @@ impl<'r> Cegar<'r> {
         let path = self.c_path(abs, &trace, it)?;
         let kept = self.record_check(abs, bp_file, trace_file)?;
         if self.cfg.timed_out() {
-            return Ok(Round::Done(Verdict::Unknown(UnknownReason::Timeout)));
+            return Ok(Round::Done(self.stopped_before(
+                abs.index,
+                Phase::Newton,
+                it,
+            )));
         }
         let refutation = match self.refine(abs, &path, it)? {
             ControlFlow::Break(verdict) => return Ok(Round::Done(verdict)),
@@ -268,14 +276,26 @@ impl<'r> Cegar<'r> {
             alternation = abs.alternation,
             "no difference found: the refinement does not change the abstraction"
         );
-        if abs.alternation >= self.max_alternations || self.cfg.timed_out() {
-            return Ok(Round::Done(Verdict::Unknown(if self.cfg.timed_out() {
-                UnknownReason::Timeout
-            } else {
-                UnknownReason::NoDifferenceFound
-            })));
+        if self.cfg.timed_out() {
+            return Ok(Round::Done(self.stopped_before(
+                abs.index,
+                Phase::Constrain,
+                it,
+            )));
+        }
+        if abs.alternation >= self.max_alternations {
+            return Ok(Round::Done(Verdict::Unknown(
+                UnknownReason::NoDifferenceFound,
+            )));
         }
         self.constrain(abs, &trace, kept.as_ref(), it)
+    }
+
+    /// The verdict when the deadline passed between two phases: `UNKNOWN (timeout)`, with
+    /// `phase` (the one not started) reported as the phase the limit cut.
+    fn stopped_before(&mut self, index: usize, phase: Phase, it: &Iteration) -> Verdict {
+        self.report(index, phase, it);
+        Verdict::Unknown(UnknownReason::Timeout)
     }
 
     /// Reports that `stage` of iteration `index` starts, `it` being the round in progress.
