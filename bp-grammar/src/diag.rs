@@ -106,7 +106,7 @@ impl Diagnostic {
                     .with_index_type(IndexType::Byte),
             )
             .with_message(self.message_with_snippet())
-            .with_label(Label::new((file, start..end)).with_message(&self.code))
+            .with_label(Label::new((file, start..end)).with_message("here"))
             .finish();
         let mut out = Vec::new();
         if report.write((file, Source::from(src)), &mut out).is_err() {

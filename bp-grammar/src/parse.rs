@@ -52,6 +52,7 @@ use grammar::{BpParser, Rule};
 
 mod prescan;
 mod recover;
+pub use prescan::comments;
 use prescan::{CONCURRENCY_KEYWORDS, is_ident_char, prescan};
 
 /// How unparenthesised mixes of binary operators are read (`docs/bp-semantics.md`,
