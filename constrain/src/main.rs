@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use std::io::Write as _;
 use cli_common::exit;
+use std::io::Write as _;
 
 /// Constrain (Das & Dill refinement, as in SLAM): excludes spurious transitions of an abstract
 /// trace using only the Boolean variables already present.
@@ -95,15 +95,14 @@ fn run(args: &Args) -> Result<ExitCode, ExitCode> {
             pass.examined, pass.instructions
         );
     } else {
-        let _ = write!(
-            stdout,
-            "{}",
-            constrain::constraints_text(&pass.constraints)
-        );
+        let _ = write!(stdout, "{}", constrain::constraints_text(&pass.constraints));
     }
-    stdout
-        .check()
-        .map_err(|e| fail(exit::INTERNAL, format!("cannot write to standard output: {e}")))?;
+    stdout.check().map_err(|e| {
+        fail(
+            exit::INTERNAL,
+            format!("cannot write to standard output: {e}"),
+        )
+    })?;
     if let Some(j) = &args.json {
         std::fs::write(j, constrain::pass_json(&pass))
             .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", j.display())))?;

@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use std::io::Write as _;
 use cli_common::exit;
+use std::io::Write as _;
 
 /// SLAM's Newton: replays an abstract error trace on the C program.
 ///
@@ -60,8 +60,14 @@ fn read(p: &PathBuf) -> Result<String, ExitCode> {
 
 fn main() -> ExitCode {
     let args: Args = cli_common::args::parse(&[
-        (exit::SAFE, "the trace is infeasible (new predicates printed)"),
-        (exit::UNSAFE, "the trace is feasible: a counterexample replayed on the C program"),
+        (
+            exit::SAFE,
+            "the trace is infeasible (new predicates printed)",
+        ),
+        (
+            exit::UNSAFE,
+            "the trace is feasible: a counterexample replayed on the C program",
+        ),
         (exit::UNKNOWN, "Z3 could not decide the path"),
     ]);
     cli_common::logging::init(args.verbose, "NEWTON_LOG");
@@ -116,9 +122,12 @@ fn run(args: &Args) -> Result<ExitCode, ExitCode> {
     let out = newton::analyze(&prog, &pts, &preds, &path, &opts);
     let mut stdout = cli_common::output::stdout();
     let _ = write!(stdout, "{}", newton::outcome_text(&out));
-    stdout
-        .check()
-        .map_err(|e| fail(exit::INTERNAL, format!("cannot write to standard output: {e}")))?;
+    stdout.check().map_err(|e| {
+        fail(
+            exit::INTERNAL,
+            format!("cannot write to standard output: {e}"),
+        )
+    })?;
     if let Some(j) = &args.json {
         std::fs::write(j, newton::outcome_json(&out))
             .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", j.display())))?;
