@@ -111,7 +111,7 @@ fn main() -> ExitCode {
         assert_is_error: args.assert,
         keep_global_reads: false,
     };
-    let prog = match cir::load_file(&args.file, &lower) {
+    let prog = match cir::load_program(&args.file, &lower) {
         Ok(p) => p,
         Err(e) => return fail(exit::INPUT_ERROR, e),
     };
@@ -189,7 +189,10 @@ fn main() -> ExitCode {
             let mut stdout = cli_common::output::stdout();
             let _ = stdout.write_all(out.text.as_bytes());
             if let Err(e) = stdout.check() {
-                return fail(exit::INTERNAL, format!("cannot write to standard output: {e}"));
+                return fail(
+                    exit::INTERNAL,
+                    format!("cannot write to standard output: {e}"),
+                );
             }
         }
     }
