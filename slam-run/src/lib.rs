@@ -28,5 +28,6 @@ pub mod witness;
 pub use cegar::{Progress, run};
 pub use config::{Config, ConstrainMode};
 pub use error::RunError;
+pub use keep::clear_stale;
 pub use stats::{Iteration, IterationOutcome, RunResult, StatsJson};
 pub use verdict::{UnknownReason, Verdict};
