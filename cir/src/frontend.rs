@@ -174,6 +174,11 @@ pub fn parse_file(path: &Path, opts: &FrontendOptions) -> Result<Parsed, CirErro
 /// operators, that the front end accepts (real programs stay in the dozens).
 pub const MAX_NESTING: usize = 1000;
 
+/// The most `++`/`--` tokens in one run of prefix operators. lang-c's parser backtracks over
+/// each of them when the run does not end in an operand, in time exponential in their number
+/// (20 take seconds, 30 hours); real programs have one or two.
+pub const MAX_INC_DEC_RUN: usize = 4;
+
 /// The stack of the thread [`crate::load_file`] parses and lowers on: reserved, committed
 /// only as used; enough for [`MAX_NESTING`] levels with a wide margin.
 pub const PARSE_STACK: usize = 256 << 20;
@@ -182,7 +187,7 @@ pub const PARSE_STACK: usize = 256 << 20;
 /// and character literals, comments and `#` lines are skipped.
 fn check_nesting(source: &str, lines: &LineMap) -> Result<(), CirError> {
     let b = source.as_bytes();
-    let (mut depth, mut prefix_run, mut i) = (0usize, 0usize, 0usize);
+    let (mut depth, mut prefix_run, mut inc_dec, mut i) = (0usize, 0usize, 0usize, 0usize);
     let mut line_start = true;
     while i < b.len() {
         let c = b[i];
@@ -217,12 +222,24 @@ fn check_nesting(source: &str, lines: &LineMap) -> Result<(), CirError> {
             }
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'-' | b'+' if next == Some(c) => {
+                // `++`/`--`, one token (the lexer's longest match).
+                prefix_run += 1;
+                inc_dec += 1;
+                i += 1;
+            }
             b'!' | b'~' | b'-' | b'+' | b'*' | b'&' => prefix_run += 1,
             c if c.is_ascii_whitespace() => {}
-            _ => prefix_run = 0,
+            _ => (prefix_run, inc_dec) = (0, 0),
         }
         if matches!(c, b'(' | b'[' | b'{' | b')' | b']' | b'}') {
-            prefix_run = 0;
+            (prefix_run, inc_dec) = (0, 0);
+        }
+        if inc_dec > MAX_INC_DEC_RUN {
+            return Err(CirError::Unsupported {
+                loc: lines.loc(i),
+                what: format!("more than {MAX_INC_DEC_RUN} `++`/`--` in a row"),
+            });
         }
         if depth > MAX_NESTING || prefix_run > MAX_NESTING {
             return Err(CirError::Unsupported {
