@@ -1,4 +1,4 @@
-//! The `bp-fmt` command: Boolean programs in the canonical layout of [`bp_grammar::print`]
+//! The `bp-fmt` command: Boolean programs in the canonical layout of [`bp_grammar::print()`]
 //! (`bp-fmt FILE` to standard output, `-i` in place, `--check` for CI).
 //!
 //! The canonical printer keeps annotations (`//@`, `//@@`) but not ordinary comments, so a file
