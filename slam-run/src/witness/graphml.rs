@@ -71,6 +71,18 @@ fn write_data(w: &mut quick_xml::Writer<Vec<u8>>, data: &Data) {
     }
 }
 
+/// `el` with its data as content, or empty.
+fn write_element(el: quick_xml::writer::ElementWriter<'_, Vec<u8>>, data: &Data) {
+    if data.is_empty() {
+        let _ = el.write_empty();
+    } else {
+        let _ = el.write_inner_content(|w| {
+            write_data(w, data);
+            Ok(())
+        });
+    }
+}
+
 /// The one writer of witnesses: GraphML through `quick-xml` (escaping, indentation), with
 /// the header every witness carries — the XML prolog, the declared keys and the graph's data.
 pub(super) struct Graphml {
@@ -139,14 +151,7 @@ impl Graphml {
     /// A node with its data.
     pub(super) fn node(&mut self, id: &str, data: &Data) {
         let el = self.w.create_element("node").with_attribute(("id", id));
-        if data.is_empty() {
-            let _ = el.write_empty();
-        } else {
-            let _ = el.write_inner_content(|w| {
-                write_data(w, data);
-                Ok(())
-            });
-        }
+        write_element(el, data);
     }
 
     /// An edge with its data.
@@ -155,14 +160,7 @@ impl Graphml {
             .w
             .create_element("edge")
             .with_attributes([("source", source), ("target", target)]);
-        if data.is_empty() {
-            let _ = el.write_empty();
-        } else {
-            let _ = el.write_inner_content(|w| {
-                write_data(w, data);
-                Ok(())
-            });
-        }
+        write_element(el, data);
     }
 
     /// The witness's text.
