@@ -6,7 +6,6 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
@@ -151,7 +150,7 @@ fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
     Failure(exit::INPUT_ERROR, e.into())
 }
 
-fn main() -> ExitCode {
+fn main() {
     let args: Args = cli_common::args::parse(&EXIT_NOTES);
     cli_common::logging::init(args.verbose, "SLAM_LOG");
     let mut out = cli_common::output::stdout();
@@ -164,9 +163,21 @@ fn main() -> ExitCode {
     };
     if let Err(e) = out.check() {
         eprintln!("slam-run: cannot write to standard output: {e}");
-        return exit::code(exit::INTERNAL);
+        leave(exit::INTERNAL);
     }
-    exit::code(code)
+    leave(code)
+}
+
+/// Ends the process with `code` without running exit handlers. The analysis thread may still
+/// be inside Z3 (a stage cut by the time limit, a witness not made in time), and the normal
+/// exit runs libz3's static destructors under its feet, which can crash the process after
+/// the verdict was printed. Everything slam-run writes is complete before this point; only
+/// the standard streams are buffered, and they are flushed here (a closed pipe is ignored).
+fn leave(code: i32) -> ! {
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: `_exit` ends the process at once; no Rust state is observed after it.
+    unsafe { libc::_exit(code) }
 }
 
 fn run(args: Args, out: &mut cli_common::output::Stdout) -> Result<i32, Failure> {
@@ -501,7 +512,7 @@ fn stop_at_limit(
             .with_context(|| p.display().to_string())
             .map_err(input)?;
     }
-    std::process::exit(exit::UNKNOWN);
+    leave(exit::UNKNOWN);
 }
 
 /// Writes the witness to `path` if the worker makes it within the time limit of the verdict;
