@@ -97,8 +97,6 @@ struct Abstraction {
     text: String,
     /// Its parse (the positions of bebop's traces are those of `text`).
     bp: bp_grammar::ast::Program,
-    /// The kept predicate file of the iteration.
-    preds_file: Option<PathBuf>,
     /// c2bp's own output, kept when constraints were re-applied to it.
     c2bp_file: Option<PathBuf>,
 }
@@ -236,6 +234,10 @@ impl<'r> Cegar<'r> {
     /// the refinement makes no difference (NDF), constrain `abs` along the trace.
     fn round(&mut self, abs: &mut Abstraction, it: &mut Iteration) -> Result<Round, RunError> {
         let bp_file = self.keep.write(&abs.file("bp"), || &abs.text)?;
+        if let Some(bp) = &bp_file {
+            self.keep
+                .record_bebop(abs.index, abs.alternation, bp, abs.c2bp_file.as_deref())?;
+        }
         if self.cfg.timed_out() {
             return Ok(Round::Done(self.stopped_before(
                 abs.index,
@@ -321,6 +323,8 @@ impl<'r> Cegar<'r> {
         let preds_file = self.keep.write(&round_file(index, 0, "preds"), || {
             cir::pred::predicate_file_text(&self.preds)
         })?;
+        self.keep
+            .record_c2bp(index, preds_file.as_deref(), !self.constraints.is_empty())?;
         let sources = bp_c::header::Sources {
             preds_path: preds_file.as_ref().map(|p| p.display().to_string()),
             ..self.sources.clone()
@@ -343,7 +347,6 @@ impl<'r> Cegar<'r> {
             alternation: 0,
             text: out.text,
             bp: out.program,
-            preds_file,
             c2bp_file: None,
         };
         // With constraints re-applied, the kept `iterNNN.bp` is the patched program and
@@ -406,8 +409,6 @@ impl<'r> Cegar<'r> {
         let kept = bp_file.zip(trace_file).map(|(bp, trace)| KeptRound {
             index: abs.index,
             alternation: abs.alternation,
-            preds: abs.preds_file.clone(),
-            c2bp: abs.c2bp_file.clone(),
             bp,
             trace,
         });
