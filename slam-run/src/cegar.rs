@@ -187,6 +187,8 @@ impl<'r> Cegar<'r> {
             },
         };
         let (max_constraints, max_alternations) = cfg.constrain.limits();
+        let c2bp_opts = cfg.c2bp_options();
+        let sem = c2bp_opts.sem;
         Ok(Cegar {
             prog,
             cfg,
@@ -194,14 +196,14 @@ impl<'r> Cegar<'r> {
             pts,
             preds,
             sources,
-            c2bp_opts: cfg.c2bp_options(),
+            c2bp_opts,
             cache: c2bp::Cache::default(),
             newton_opts: newton::Options {
-                sem: cfg.c2bp.sem,
+                sem,
                 rlimit: cfg.c2bp.rlimit,
             },
             constrain_opts: constrain::Options {
-                sem: cfg.c2bp.sem,
+                sem,
                 rlimit: cfg.c2bp.rlimit,
                 max_constraints,
             },
@@ -211,7 +213,7 @@ impl<'r> Cegar<'r> {
             keep,
             iterations: Vec::new(),
             proved: None,
-            may_switch: cfg.precision == Precision::Auto && !cfg.c2bp.sem.bitvector,
+            may_switch: cfg.precision == Precision::Auto && !sem.bitvector,
         })
     }
 
@@ -410,7 +412,8 @@ impl<'r> Cegar<'r> {
         Ok(kept)
     }
 
-    /// Refine: newton on the C path of the trace. A replayed counterexample or an undecided
+    /// Refine: newton on the C path of the trace (in `auto`, re-checked bit-precisely when
+    /// the integer encoding leaves it undecided). A replayed counterexample or an undecided
     /// path ends the run; an infeasible one gives newton's refutation.
     fn refine(
         &mut self,

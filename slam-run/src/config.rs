@@ -24,9 +24,9 @@ pub struct Config {
     /// Start from the conditions that guard the error as well
     /// ([`cir::pred::guard_predicates`]).
     pub guard_preds: bool,
-    /// Integer or bit-precise reasoning, or integers until a path needs bits. The semantics
-    /// the run starts in is [`Config::c2bp`]'s (`sem.bitvector`); [`Precision::Auto`] only
-    /// acts on a run that starts in integer mode.
+    /// Integer or bit-precise reasoning, or integers until a path needs bits. The run starts
+    /// bit-precisely with [`Precision::Bv`] or when [`Config::c2bp`]'s `sem.bitvector` is
+    /// set; [`Precision::Auto`] only acts on a run that starts in integer mode.
     pub precision: Precision,
 }
 
@@ -46,12 +46,15 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The abstraction's options: [`Config::c2bp`], with `--havoc-all` in the eager mode (§4).
+    /// The abstraction's options at the start of the run: [`Config::c2bp`], with
+    /// `--havoc-all` in the eager mode (§4) and bit-precise with [`Precision::Bv`].
     pub fn c2bp_options(&self) -> c2bp::Options {
-        c2bp::Options {
+        let mut o = c2bp::Options {
             havoc_all: self.c2bp.havoc_all || self.constrain == ConstrainMode::Eager,
             ..self.c2bp.clone()
-        }
+        };
+        o.sem.bitvector |= self.precision == Precision::Bv;
+        o
     }
 
     /// Whether [`Config::deadline`] has passed.

@@ -439,7 +439,7 @@ fn fuzz_child() {
         .expect("SLAM_FUZZ_PRECISION: int, bv or auto");
     let bytes = std::fs::read(&path).expect("read the program");
     let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
-    let mut cfg = slam_run::Config {
+    let cfg = slam_run::Config {
         c2bp: c2bp::Options {
             cube_len,
             ..c2bp::Options::default()
@@ -450,7 +450,6 @@ fn fuzz_child() {
         precision,
         ..slam_run::Config::default()
     };
-    cfg.c2bp.sem.bitvector = precision == slam_run::Precision::Bv;
     // As the `slam-run` command does: a large stack for the loop.
     let line = std::thread::Builder::new()
         .stack_size(64 * 1024 * 1024)

@@ -21,20 +21,18 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Runs the loop on C text (written to a temporary file named after `name`) at `precision`
-/// (`bv` as the command sets it: bit-precise from the start).
+/// Runs the loop on C text (written to a temporary file named after `name`) at `precision`.
 fn run_text(name: &str, text: &str, precision: Precision) -> slam_run::RunResult {
     let dir = std::env::temp_dir().join(format!("slam-prec-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write");
     let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
-    let mut cfg = slam_run::Config {
+    let cfg = slam_run::Config {
         precision,
         max_iterations: 30,
         ..slam_run::Config::default()
     };
-    cfg.c2bp.sem.bitvector = precision == Precision::Bv;
     let r = slam_run::run(
         &prog,
         &path,
