@@ -510,8 +510,8 @@ fn check(case: &Case, timeout: Duration, stats: &Mutex<Stats>, verbose: bool) {
                 ("FALSE".to_string(), !reachable)
             }
             Outcome::Unknown(why) => {
-                // Newton's reasons by their first clause (`(newton: the concrete replay …`).
-                let parts = if why.starts_with("(newton:") { 2 } else { 1 };
+                // Newton's reasons by their first clause (`newton: the concrete replay …`).
+                let parts = if why.starts_with("newton:") { 2 } else { 1 };
                 let key = why.split(':').take(parts).collect::<Vec<_>>().join(":");
                 *counts.unknown.entry(key).or_default() += 1;
                 (format!("UNKNOWN {why}"), false)
