@@ -454,8 +454,8 @@ impl<'r> Cegar<'r> {
     /// bit-precise encoding. If that decides it, the run switches to bit-precise reasoning for
     /// good (recorded in `it`): c2bp, newton and constrain use it from now on (c2bp's header
     /// records it, and its cache, keyed by the options, starts afresh); the predicates and
-    /// constraints found so far stay (what integer mode refutes, bit-precise mode refutes
-    /// too). A feasible answer is newton's, so it has been replayed on the concrete program.
+    /// constraints found so far stay ([`Precision`] says why that is sound). A feasible
+    /// answer is newton's, so it has been replayed on the concrete program.
     fn recheck_bitvector(
         &mut self,
         path: &[CStep],

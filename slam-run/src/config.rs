@@ -108,8 +108,10 @@ impl std::str::FromStr for ConstrainMode {
 /// operand), so a path through them can have a model that the concrete program does not
 /// follow. In [`Precision::Auto`] such a path is re-checked bit-precisely; if that decides
 /// it, the whole run continues bit-precisely from then on, keeping the predicates and the
-/// constraints found so far (both are sound in either mode: integer mode over-approximates
-/// the machine semantics, so what it refutes the bit-precise mode refutes too).
+/// constraints found so far (a predicate is sound in either mode; a constraint excludes
+/// what integer mode proves impossible, which bit-precise mode proves impossible too wherever
+/// integer mode over-approximates the C semantics, i.e. everywhere but signed overflow, which
+/// is undefined in C: `docs/c-semantics.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Precision {
     /// Mathematical integers with ranges throughout.
