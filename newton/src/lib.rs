@@ -9,8 +9,8 @@
 //!   reaches the error makes a path feasible;
 //! - **infeasible**: a [`Refutation`] — the shortest infeasible prefix, the assume that makes it
 //!   infeasible, the minimal core, and the new predicates ([`refine`]) with their scopes;
-//! - **unknown**: the solver gave up, the replay did not follow the path (the reason is given),
-//!   or the path needs what the encoding does not express.
+//! - **unknown**: the solver gave up, the replay did not follow the path (the reason is given,
+//!   in words and as an [`UnknownKind`]), or the path needs what the encoding does not express.
 //!
 //! The path formula ([`symbolic`]) is built by weakest preconditions through calls and
 //! returns with the one C semantics of [`cir::smt`] (newton has no encoding of its own).
@@ -94,9 +94,36 @@ pub enum Outcome {
     Infeasible(Box<Refutation>),
     /// Undecided.
     Unknown {
-        /// Why.
+        /// Why, in words.
         reason: String,
+        /// Why, as a type.
+        kind: UnknownKind,
     },
+}
+
+/// Why newton left a path undecided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnknownKind {
+    /// The path formula could not be built (a malformed path, an unsupported construct).
+    PathFormula,
+    /// The solver gave up on the path formula (resource limit).
+    SolverLimit,
+    /// The path formula is satisfiable but the solver gave no model of it.
+    NoModel,
+    /// The solver's model of the path formula does not replay on the concrete interpreter:
+    /// the encoding is coarser than the concrete semantics on this path (in integer mode, an
+    /// operation it leaves uninterpreted within range, such as `^` or `|` with a
+    /// non-constant operand, or a wrap-around it does not model).
+    ReplayDiverged,
+}
+
+impl UnknownKind {
+    /// Whether a more precise encoding of the same path may decide it: the solver's model (or
+    /// the lack of one) is the encoding's, not a resource limit or an unsupported construct.
+    pub fn may_depend_on_precision(self) -> bool {
+        matches!(self, UnknownKind::NoModel | UnknownKind::ReplayDiverged)
+    }
 }
 
 impl Outcome {
@@ -146,6 +173,7 @@ fn analyze_in(
         Err(e) => {
             return Outcome::Unknown {
                 reason: e.to_string(),
+                kind: UnknownKind::PathFormula,
             };
         }
     };
@@ -197,12 +225,17 @@ fn analyze_in(
                 .collect();
             let (_, model) = prover.model_values(&formulas, &terms);
             let Some(model) = model else {
-                return Outcome::Unknown {
-                    reason: if f == refine::Feasibility::Unknown {
-                        "the solver could not decide the path formula (resource limit)".into()
-                    } else {
-                        "the solver gave no model of the path formula".into()
-                    },
+                return if f == refine::Feasibility::Unknown {
+                    Outcome::Unknown {
+                        reason: "the solver could not decide the path formula (resource limit)"
+                            .into(),
+                        kind: UnknownKind::SolverLimit,
+                    }
+                } else {
+                    Outcome::Unknown {
+                        reason: "the solver gave no model of the path formula".into(),
+                        kind: UnknownKind::NoModel,
+                    }
                 };
             };
             let mut values = vec![None; pf.symbols.len()];
@@ -212,6 +245,7 @@ fn analyze_in(
             match replay::replay(prog, &pf, path, &values) {
                 Ok(cex) => Outcome::Feasible(Box::new(cex)),
                 Err(m) => Outcome::Unknown {
+                    kind: UnknownKind::ReplayDiverged,
                     reason: if pf.dropped > 0 {
                         format!(
                             "{m} ({} condition(s) of the path could not be encoded)",
@@ -283,7 +317,7 @@ pub fn outcome_text(o: &Outcome) -> String {
                 }
             }
         }
-        Outcome::Unknown { reason } => {
+        Outcome::Unknown { reason, .. } => {
             let _ = writeln!(s, "UNKNOWN: {reason}");
         }
     }

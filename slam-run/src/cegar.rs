@@ -15,6 +15,10 @@
 //! keeps its files ([`crate::keep`]). The deadline is checked between stages. Every stage is
 //! announced ([`Progress`]) with the rounds completed so far and the one in progress, so that a
 //! caller that stops the loop from outside still has them ([`crate::Journal`]).
+//!
+//! With [`Precision::Auto`] the loop starts in integer mode; a path newton leaves undecided
+//! because of that encoding (its model does not replay) is re-checked bit-precisely, and if
+//! that decides it the run continues bit-precisely ([`Cegar::recheck_bitvector`]).
 
 use std::collections::HashSet;
 use std::ops::ControlFlow;
@@ -28,7 +32,7 @@ use cir::ir::EdgeId;
 use cir::pointsto::PointsTo;
 use cir::pred::PredicateSet;
 
-use crate::config::Config;
+use crate::config::{Config, Precision};
 use crate::error::RunError;
 use crate::keep::{Keep, KeptRound, round_file};
 use crate::stats::{
@@ -148,6 +152,9 @@ struct Cegar<'r> {
     iterations: Vec<Iteration>,
     /// The Boolean program bebop proved safe.
     proved: Option<String>,
+    /// Whether an undecided path may still switch the run to bit-precise reasoning
+    /// ([`Precision::Auto`], in integer mode).
+    may_switch: bool,
 }
 
 impl<'r> Cegar<'r> {
@@ -178,6 +185,8 @@ impl<'r> Cegar<'r> {
             },
         };
         let (max_constraints, max_alternations) = cfg.constrain.limits();
+        let c2bp_opts = cfg.c2bp_options();
+        let sem = c2bp_opts.sem;
         Ok(Cegar {
             prog,
             cfg,
@@ -185,14 +194,14 @@ impl<'r> Cegar<'r> {
             pts,
             preds,
             sources,
-            c2bp_opts: cfg.c2bp_options(),
+            c2bp_opts,
             cache: c2bp::Cache::default(),
             newton_opts: newton::Options {
-                sem: cfg.c2bp.sem,
+                sem,
                 rlimit: cfg.c2bp.rlimit,
             },
             constrain_opts: constrain::Options {
-                sem: cfg.c2bp.sem,
+                sem,
                 rlimit: cfg.c2bp.rlimit,
                 max_constraints,
             },
@@ -202,6 +211,7 @@ impl<'r> Cegar<'r> {
             keep,
             iterations: Vec::new(),
             proved: None,
+            may_switch: cfg.precision == Precision::Auto && !sem.bitvector,
         })
     }
 
@@ -233,6 +243,7 @@ impl<'r> Cegar<'r> {
     /// One round on the Boolean program `abs`: check it; refine with its error trace; when
     /// the refinement makes no difference (NDF), constrain `abs` along the trace.
     fn round(&mut self, abs: &mut Abstraction, it: &mut Iteration) -> Result<Round, RunError> {
+        it.bitvector = self.c2bp_opts.sem.bitvector;
         let bp_file = self.keep.write(&abs.file("bp"), || &abs.text)?;
         if let Some(bp) = &bp_file {
             self.keep
@@ -264,7 +275,10 @@ impl<'r> Cegar<'r> {
             ControlFlow::Continue(r) => r,
         };
         let recurs = !self.seen.insert(path_key(&path));
-        if !refutation.preds.is_empty() && !recurs {
+        // After a switch to bit-precise reasoning the abstraction is rebuilt whatever the
+        // refutation added: the same predicates abstract more precisely.
+        let switched = it.precision_switch.is_some();
+        if switched || (!refutation.preds.is_empty() && !recurs) {
             let before = self.preds.len();
             cir::pred::merge_into(&mut self.preds, refutation.preds);
             it.predicates_added = self.preds.len() - before;
@@ -319,6 +333,7 @@ impl<'r> Cegar<'r> {
         index: usize,
         it: &mut Iteration,
     ) -> Result<Abstraction, RunError> {
+        it.bitvector = self.c2bp_opts.sem.bitvector;
         self.report(index, Phase::C2bp, it);
         let preds_file = self.keep.write(&round_file(index, 0, "preds"), || {
             cir::pred::predicate_file_text(&self.preds)
@@ -418,7 +433,8 @@ impl<'r> Cegar<'r> {
         Ok(kept)
     }
 
-    /// Refine: newton on the C path of the trace. A replayed counterexample or an undecided
+    /// Refine: newton on the C path of the trace (in `auto`, re-checked bit-precisely when
+    /// the integer encoding leaves it undecided). A replayed counterexample or an undecided
     /// path ends the run; an infeasible one gives newton's refutation.
     fn refine(
         &mut self,
@@ -428,7 +444,13 @@ impl<'r> Cegar<'r> {
     ) -> Result<ControlFlow<Verdict, Box<newton::Refutation>>, RunError> {
         self.report(abs.index, Phase::Newton, it);
         let t = Stopwatch::start();
-        let res = newton::analyze(self.prog, &self.pts, &self.preds, path, &self.newton_opts);
+        let mut res = newton::analyze(self.prog, &self.pts, &self.preds, path, &self.newton_opts);
+        if let newton::Outcome::Unknown { reason, kind } = &res
+            && self.may_switch
+            && kind.may_depend_on_precision()
+        {
+            res = self.recheck_bitvector(path, reason.clone(), it);
+        }
         (it.newton_seconds, it.newton_cpu_seconds) = t.stop();
         self.keep
             .write(&abs.file("newton.json"), || newton::outcome_json(&res))?;
@@ -437,7 +459,7 @@ impl<'r> Cegar<'r> {
                 it.outcome = IterationOutcome::Feasible;
                 ControlFlow::Break(Verdict::False(cex))
             }
-            newton::Outcome::Unknown { reason } => {
+            newton::Outcome::Unknown { reason, .. } => {
                 it.outcome = IterationOutcome::Unknown;
                 ControlFlow::Break(Verdict::Unknown(UnknownReason::Newton(reason)))
             }
@@ -447,6 +469,42 @@ impl<'r> Cegar<'r> {
                 ControlFlow::Continue(r)
             }
         })
+    }
+
+    /// Re-checks `path`, which newton left undecided in integer mode for `reason`, with the
+    /// bit-precise encoding. If that decides it, the run switches to bit-precise reasoning for
+    /// good (recorded in `it`): c2bp, newton and constrain use it from now on (c2bp's header
+    /// records it, and its cache, keyed by the options, starts afresh); the predicates and
+    /// constraints found so far stay ([`Precision`] says why that is sound). A feasible
+    /// answer is newton's, so it has been replayed on the concrete program.
+    fn recheck_bitvector(
+        &mut self,
+        path: &[CStep],
+        reason: String,
+        it: &mut Iteration,
+    ) -> newton::Outcome {
+        let opts = newton::Options {
+            sem: cir::smt::Semantics {
+                bitvector: true,
+                ..self.newton_opts.sem
+            },
+            ..self.newton_opts
+        };
+        let res = newton::analyze(self.prog, &self.pts, &self.preds, path, &opts);
+        if let newton::Outcome::Unknown { reason: bv, kind } = res {
+            return newton::Outcome::Unknown {
+                reason: format!("{bv} (re-checked bit-precisely; in integer mode: {reason})"),
+                kind,
+            };
+        }
+        tracing::info!(iteration = it.index, %reason, "switching to bit-precise reasoning");
+        self.may_switch = false;
+        self.newton_opts.sem = opts.sem;
+        self.c2bp_opts.sem = opts.sem;
+        self.constrain_opts.sem = opts.sem;
+        self.keep.bitvector_from(it.index);
+        it.precision_switch = Some(reason);
+        res
     }
 
     /// Constrain (the Constrain paper, §3): the spurious transitions of the trace excluded

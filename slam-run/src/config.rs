@@ -1,6 +1,6 @@
 //! How the loop runs: [`Config`] (the abstraction's options, limits, the `--keep` directory,
-//! the error conventions) and [`ConstrainMode`], what happens when refinement stops making a
-//! difference.
+//! the error conventions), [`ConstrainMode`], what happens when refinement stops making a
+//! difference, and [`Precision`], which C semantics the loop reasons in.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -24,6 +24,10 @@ pub struct Config {
     /// Start from the conditions that guard the error as well
     /// ([`cir::pred::guard_predicates`]).
     pub guard_preds: bool,
+    /// Integer or bit-precise reasoning, or integers until a path needs bits. The run starts
+    /// bit-precisely with [`Precision::Bv`] or when [`Config::c2bp`]'s `sem.bitvector` is
+    /// set; [`Precision::Auto`] only acts on a run that starts in integer mode.
+    pub precision: Precision,
 }
 
 impl Default for Config {
@@ -36,17 +40,21 @@ impl Default for Config {
             settings: bp_c::header::HeaderSettings::default(),
             constrain: ConstrainMode::Lazy,
             guard_preds: true,
+            precision: Precision::Auto,
         }
     }
 }
 
 impl Config {
-    /// The abstraction's options: [`Config::c2bp`], with `--havoc-all` in the eager mode (§4).
+    /// The abstraction's options at the start of the run: [`Config::c2bp`], with
+    /// `--havoc-all` in the eager mode (§4) and bit-precise with [`Precision::Bv`].
     pub fn c2bp_options(&self) -> c2bp::Options {
-        c2bp::Options {
+        let mut o = c2bp::Options {
             havoc_all: self.c2bp.havoc_all || self.constrain == ConstrainMode::Eager,
             ..self.c2bp.clone()
-        }
+        };
+        o.sem.bitvector |= self.precision == Precision::Bv;
+        o
     }
 
     /// Whether [`Config::deadline`] has passed.
@@ -89,6 +97,53 @@ impl std::str::FromStr for ConstrainMode {
             "lazy" => Ok(ConstrainMode::Lazy),
             "eager" => Ok(ConstrainMode::Eager),
             _ => Err(format!("`{s}`: expected off, lazy or eager")),
+        }
+    }
+}
+
+/// Which C semantics the loop reasons in (`--precision`).
+///
+/// Integer mode ([`cir::smt`]'s mathematical integers with range facts) is the fast path, but
+/// it leaves some operations uninterpreted within range (`^`, `|`, `&` with a non-constant
+/// operand), so a path through them can have a model that the concrete program does not
+/// follow. In [`Precision::Auto`] such a path is re-checked bit-precisely; if that decides
+/// it, the whole run continues bit-precisely from then on, keeping the predicates and the
+/// constraints found so far (a predicate is sound in either mode; a constraint excludes
+/// what integer mode proves impossible, which bit-precise mode proves impossible too wherever
+/// integer mode over-approximates the C semantics, i.e. everywhere but signed overflow, which
+/// is undefined in C: `docs/c-semantics.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Precision {
+    /// Mathematical integers with ranges throughout.
+    Int,
+    /// Bit-vectors (machine integers with wrap-around) throughout.
+    Bv,
+    /// Integers, switching the run to bit-vectors at the first path newton leaves undecided
+    /// because of the integer encoding (a model that does not replay) and that the
+    /// bit-precise encoding decides.
+    #[default]
+    Auto,
+}
+
+impl Precision {
+    /// `int`, `bv`, `auto`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::Int => "int",
+            Precision::Bv => "bv",
+            Precision::Auto => "auto",
+        }
+    }
+}
+
+impl std::str::FromStr for Precision {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Precision, String> {
+        match s {
+            "int" => Ok(Precision::Int),
+            "bv" => Ok(Precision::Bv),
+            "auto" => Ok(Precision::Auto),
+            _ => Err(format!("`{s}`: expected int, bv or auto")),
         }
     }
 }

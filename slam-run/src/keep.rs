@@ -280,6 +280,20 @@ impl Keep {
         self.write_commands()
     }
 
+    /// Records that the run reasons bit-precisely from iteration `index` on: later c2bp
+    /// commands get `--bitvector` (bebop, newton and constrain read it from the header).
+    pub(crate) fn bitvector_from(&mut self, index: usize) {
+        if !self.c2bp_flags.contains("--bitvector") {
+            self.c2bp_flags.push_str(" --bitvector");
+        }
+        if self.dir.is_none() {
+            return;
+        }
+        self.commands.push_str(&format!(
+            "# bit-precise from here on: iteration {index}'s path needs it (--precision auto)\n"
+        ));
+    }
+
     fn write_commands(&self) -> Result<(), RunError> {
         self.write("commands.txt", || &self.commands).map(|_| ())
     }

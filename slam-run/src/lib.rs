@@ -3,7 +3,7 @@
 //!
 //! - `cegar`: [`run`], the loop — abstract (c2bp), check (bebop), refine (newton), and at NDF
 //!   ("no difference found": refinement no longer changes the abstraction) constrain (§3.3).
-//! - `config`: [`Config`] and [`ConstrainMode`].
+//! - `config`: [`Config`], [`ConstrainMode`] and [`Precision`].
 //! - `verdict`: [`Verdict`] and the typed [`UnknownReason`].
 //! - `stats`: the [`Iteration`] records with each phase's breakdown, [`RunResult`],
 //!   `--stats-json` and the summary line, the [`Journal`] of a run a limit may cut.
@@ -27,7 +27,7 @@ mod verdict;
 pub mod witness;
 
 pub use cegar::{Progress, run};
-pub use config::{Config, ConstrainMode};
+pub use config::{Config, ConstrainMode, Precision};
 pub use error::RunError;
 pub use keep::clear_stale;
 pub use stats::{

@@ -50,7 +50,14 @@ struct Args {
     /// Maximum length of the inconsistent cubes `enforce` excludes (0: no enforce).
     #[arg(long = "enforce-len", value_name = "N", default_value_t = 2)]
     enforce_len: usize,
-    /// Bit-precise reasoning (machine integers with wrap-around everywhere).
+    /// The C semantics: int (mathematical integers with ranges; `^`, `|`, `&` with a
+    /// non-constant operand uninterpreted within range), bv (bit-precise: machine integers
+    /// with wrap-around everywhere) or auto (int, and bv for the rest of the run from the
+    /// first path whose integer model does not replay on the program and that the
+    /// bit-precise check decides; the summary line says `precision=int→bv@N`). Default: auto.
+    #[arg(long, value_name = "MODE")]
+    precision: Option<slam_run::Precision>,
+    /// The same as --precision bv (an error with --precision int).
     #[arg(long)]
     bitvector: bool,
     /// Data model: ILP32 or LP64 (default: the task's, else ILP32).
@@ -152,6 +159,13 @@ fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
 
 fn main() {
     let args: Args = cli_common::args::parse(&EXIT_NOTES);
+    if args.bitvector && args.precision == Some(slam_run::Precision::Int) {
+        eprintln!(
+            "error: --bitvector (bit-precise) contradicts --precision int\n\nFor more \
+             information, try '--help'."
+        );
+        leave(exit::USAGE);
+    }
     cli_common::logging::init(args.verbose, "SLAM_LOG");
     let mut out = cli_common::output::stdout();
     let code = match run(args, &mut out) {
@@ -299,10 +313,19 @@ fn header_settings(
         assert_is_error: args.assert,
         sem: cir::smt::Semantics {
             data_model: args.data_model.unwrap_or(task.data_model),
-            bitvector: args.bitvector,
+            bitvector: precision(args) == slam_run::Precision::Bv,
         },
         sha256: None,
     })
+}
+
+/// `--precision`, `bv` with `--bitvector`.
+fn precision(args: &Args) -> slam_run::Precision {
+    if args.bitvector {
+        slam_run::Precision::Bv
+    } else {
+        args.precision.unwrap_or_default()
+    }
 }
 
 /// The predicates of `--preds` (none without it).
@@ -336,6 +359,7 @@ fn loop_config(
         max_iterations: args.max_iterations,
         constrain: args.constrain,
         guard_preds: !args.no_guard_preds,
+        precision: precision(args),
         keep: args.keep.clone(),
         deadline,
         settings,

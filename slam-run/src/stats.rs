@@ -158,6 +158,13 @@ pub struct Iteration {
     pub constraints: usize,
     /// Peak resident memory of the process so far, in MiB, when the round ended.
     pub peak_rss_mib: f64,
+    /// Whether the round's abstraction was bit-precise (`--precision`; the round that
+    /// switches precision is an integer one).
+    pub bitvector: bool,
+    /// Set on the round whose path made the run switch from integer to bit-precise
+    /// reasoning (`--precision auto`): newton's reason for leaving the path undecided in
+    /// integer mode, which the bit-precise re-check decided. `null` otherwise.
+    pub precision_switch: Option<String>,
 }
 
 impl Iteration {
@@ -401,9 +408,36 @@ pub struct StatsJson<'a> {
     pub peak_rss_mib: f64,
     /// The counterexample of a FALSE verdict.
     pub counterexample: Option<&'a newton::Counterexample>,
+    /// The precision the run reasoned in, and when and why it changed.
+    pub precision: PrecisionJson<'a>,
+}
+
+/// The precision of a run in `--stats-json`.
+#[derive(Debug, Serialize)]
+pub struct PrecisionJson<'a> {
+    /// `int` or `bv`: the semantics of the first round.
+    pub start: &'static str,
+    /// `int` or `bv`: the semantics of the run's end (`bv` after a switch).
+    pub end: &'static str,
+    /// The iteration whose path made the run switch to `bv` (`null`: no switch).
+    pub changed_at: Option<usize>,
+    /// Why (newton's reason for leaving that path undecided in integer mode).
+    pub reason: Option<&'a str>,
+}
+
+/// `int` or `bv`.
+fn mode(bitvector: bool) -> &'static str {
+    if bitvector { "bv" } else { "int" }
 }
 
 impl RunResult {
+    /// The round at which the run switched to bit-precise reasoning: its iteration and why.
+    pub fn precision_change(&self) -> Option<(usize, &str)> {
+        self.iterations
+            .iter()
+            .find_map(|i| i.precision_switch.as_deref().map(|r| (i.index, r)))
+    }
+
     /// Seconds spent in one stage over all iterations.
     fn stage_seconds(&self, stage: fn(&Iteration) -> f64) -> f64 {
         self.iterations.iter().map(stage).sum()
@@ -439,6 +473,15 @@ impl RunResult {
                 Verdict::False(c) => Some(c),
                 _ => None,
             },
+            precision: PrecisionJson {
+                start: mode(self.iterations.first().is_some_and(|i| i.bitvector)),
+                end: mode(
+                    self.precision_change().is_some()
+                        || self.iterations.last().is_some_and(|i| i.bitvector),
+                ),
+                changed_at: self.precision_change().map(|c| c.0),
+                reason: self.precision_change().map(|c| c.1),
+            },
         };
         serde_json::to_string_pretty(&s).unwrap_or_default()
     }
@@ -471,6 +514,9 @@ impl RunResult {
             ));
         } else {
             s.push(')');
+        }
+        if let Some((at, _)) = self.precision_change() {
+            s.push_str(&format!(" precision=int→bv@{at}"));
         }
         if let Some(p) = self.stopped_in {
             s.push_str(&format!(" stopped-in={p}"));

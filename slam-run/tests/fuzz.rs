@@ -23,7 +23,8 @@
 //! `SLAM_FUZZ_START=S` first program index, `SLAM_FUZZ_THREADS=T` workers (default: the
 //! available parallelism, at most 4), `SLAM_FUZZ_TIMEOUT=SECS` per `slam-run` run (default 5),
 //! `SLAM_FUZZ_VERBOSE=1` one line per program, `SLAM_FUZZ_PRINT=N` prints program `N`'s text
-//! and ground truth and nothing else. By hand, in release mode:
+//! and ground truth and nothing else, `SLAM_FUZZ_PRECISION=int|bv|auto` the runs' precision
+//! (default: the default, `auto`). By hand, in release mode:
 //! `SLAM_FUZZ_SEEDS=2000 cargo test --release -p slam-run --test fuzz -- --nocapture`.
 
 #[path = "fuzz/gen.rs"]
@@ -433,6 +434,9 @@ fn fuzz_child() {
         .expect("SLAM_FUZZ_CHILD_MODE")
         .parse()
         .expect("a constrain mode");
+    let precision: slam_run::Precision = std::env::var("SLAM_FUZZ_PRECISION")
+        .map_or(Ok(slam_run::Precision::default()), |p| p.parse())
+        .expect("SLAM_FUZZ_PRECISION: int, bv or auto");
     let bytes = std::fs::read(&path).expect("read the program");
     let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
     let cfg = slam_run::Config {
@@ -443,6 +447,7 @@ fn fuzz_child() {
         max_iterations: MAX_ITERATIONS,
         deadline: Some(Instant::now() + Duration::from_secs_f64(timeout)),
         constrain,
+        precision,
         ..slam_run::Config::default()
     };
     // As the `slam-run` command does: a large stack for the loop.
@@ -505,7 +510,9 @@ fn check(case: &Case, timeout: Duration, stats: &Mutex<Stats>, verbose: bool) {
                 ("FALSE".to_string(), !reachable)
             }
             Outcome::Unknown(why) => {
-                let key = why.split(':').next().unwrap_or(why).to_string();
+                // Newton's reasons by their first clause (`newton: the concrete replay …`).
+                let parts = if why.starts_with("newton:") { 2 } else { 1 };
+                let key = why.split(':').take(parts).collect::<Vec<_>>().join(":");
                 *counts.unknown.entry(key).or_default() += 1;
                 (format!("UNKNOWN {why}"), false)
             }
