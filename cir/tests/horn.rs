@@ -285,7 +285,8 @@ fn unsigned_wrap_around_is_read_back_exactly() {
     };
     let inv = texts(&p, &sol.interps[0]);
     assert!(
-        inv.iter().all(|t| !t.contains('%') && !t.contains("(unsigned")),
+        inv.iter()
+            .all(|t| !t.contains('%') && !t.contains("(unsigned")),
         "no wrap term: {inv:?}"
     );
     assert!(holds(&p, &prob, &sol.interps, None, 5_000_000));

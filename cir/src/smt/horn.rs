@@ -102,19 +102,20 @@ pub struct SpacerConfig {
 /// The configurations [`solve`] tries in order. Measured with Z3 4.8.12 on the loops of the
 /// path programs newton builds: the older unsat-core generation (`spacer.iuc=0`) solves the
 /// relational loop `x - y == i - j` in milliseconds where the default is still running after
-/// seconds, and pushing blocked proof obligations (`spacer.push_pob`) finds a counterexample
-/// behind 120 loop iterations in about a second instead of half a minute; the default
-/// configuration comes last, for what the first two give up on.
+/// seconds; pushing blocked proof obligations (`spacer.push_pob`) finds a counterexample
+/// behind 120 loop iterations in about a second instead of half a minute, but spends its whole
+/// budget on some safe loops that `spacer.iuc=0` alone solves at once (an accumulator
+/// `s += i`); the default configuration comes last, for what the first two give up on.
 pub const PORTFOLIO: &[SpacerConfig] = &[
-    SpacerConfig {
-        name: "iuc0+push",
-        uints: &[("spacer.iuc", 0)],
-        bools: &[("spacer.push_pob", true)],
-    },
     SpacerConfig {
         name: "iuc0",
         uints: &[("spacer.iuc", 0)],
         bools: &[],
+    },
+    SpacerConfig {
+        name: "iuc0+push",
+        uints: &[("spacer.iuc", 0)],
+        bools: &[("spacer.push_pob", true)],
     },
     SpacerConfig {
         name: "default",
@@ -135,7 +136,7 @@ pub struct HornOptions {
 impl Default for HornOptions {
     fn default() -> HornOptions {
         HornOptions {
-            rlimit: 20_000_000,
+            rlimit: 4_000_000,
             portfolio: PORTFOLIO,
         }
     }
@@ -451,7 +452,12 @@ pub fn holds(
 }
 
 /// The conjuncts of a relation's interpretation at an instance.
-fn instantiate(prog: &Program, problem: &HornProblem, interps: &[Vec<Expr>], app: &RelApp) -> Vec<Expr> {
+fn instantiate(
+    prog: &Program,
+    problem: &HornProblem,
+    interps: &[Vec<Expr>],
+    app: &RelApp,
+) -> Vec<Expr> {
     let rel = &problem.relations[app.rel.0 as usize];
     let map: BTreeMap<VarId, Expr> = rel
         .params
@@ -495,6 +501,44 @@ fn clause_holds(
     let facts = enc.finish();
     let solver = solver_with(rlimit, facts.iter().chain(&assumed));
     solver.check() == SatResult::Unsat
+}
+
+/// Whether `clause` can take the instances of its body relations with the argument values
+/// `body` (per body relation) to its head with the values `head` (`None`: a value not
+/// given): one step of a [`Derivation`], recovered by the caller that maps it back to the
+/// code the clause stands for. In its own context, with `rlimit`; `unknown` is "no".
+pub fn clause_admits(
+    prog: &Program,
+    problem: &HornProblem,
+    clause: &Clause,
+    body: &[Vec<Option<i128>>],
+    head: &[Option<i128>],
+    rlimit: u32,
+) -> bool {
+    super::session::in_context(|| {
+        let mut enc = Encoder::new(prog, semantics(prog));
+        enc.opaque_fresh = true;
+        let mut conj: Vec<Bool> = Vec::new();
+        let mut pin = |enc: &mut Encoder<'_>, app: &RelApp, vals: &[Option<i128>]| {
+            let rel = &problem.relations[app.rel.0 as usize];
+            for ((a, p), v) in app.args.iter().zip(&rel.params).zip(vals) {
+                if let Some(v) = v {
+                    let x = int_of(&enc.value_as(a, &prog.var(*p).ty));
+                    conj.push(x.eq(Int::from_i128(*v)));
+                }
+            }
+        };
+        for (app, vals) in clause.body.iter().zip(body) {
+            pin(&mut enc, app, vals);
+        }
+        if let Some(app) = &clause.head {
+            pin(&mut enc, app, head);
+        }
+        conj.extend(clause.constraints.iter().map(|e| enc.cond(e)));
+        let facts = enc.finish();
+        let solver = solver_with(rlimit, facts.iter().chain(&conj));
+        solver.check() == SatResult::Sat
+    })
 }
 
 /// `sol` with conjuncts dropped, one at a time in order, while the rest still solves every

@@ -152,7 +152,10 @@ impl Vars<'_> {
                 rest.unwrap_or(Lin::constant(1)).scale(coeff)
             }
             "mod" if args.len() == 2 => {
-                let m = args[1].as_int().and_then(|i| i.as_i128()).filter(|&m| m > 0);
+                let m = args[1]
+                    .as_int()
+                    .and_then(|i| i.as_i128())
+                    .filter(|&m| m > 0);
                 let inner = self.lin(&args[0]);
                 if let (Some(m), Some(inner)) = (m, inner)
                     && self
@@ -360,7 +363,10 @@ pub(super) fn interpretation(prog: &Program, params: &[VarId], f: &Bool) -> Vec<
     let inst = inst.simplify();
     let vars = Vars {
         prog,
-        by_name: params.iter().map(|p| (prog.var(*p).name.clone(), *p)).collect(),
+        by_name: params
+            .iter()
+            .map(|p| (prog.var(*p).name.clone(), *p))
+            .collect(),
     };
     let mut conjuncts: Vec<Dynamic> = Vec::new();
     flatten_and(&inst, &mut conjuncts);
