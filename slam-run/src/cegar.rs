@@ -14,7 +14,7 @@
 //! [`Iteration`] record and keeps its files ([`crate::keep`]). The deadline is checked between
 //! stages.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -27,9 +27,10 @@ use cir::pointsto::PointsTo;
 use cir::pred::PredicateSet;
 
 use crate::config::Config;
+use crate::divergence::{Added, Detector};
 use crate::error::RunError;
 use crate::keep::{Keep, KeptRound, round_file};
-use crate::stats::{Iteration, IterationOutcome, RunResult};
+use crate::stats::{AddedPredicate, Iteration, IterationOutcome, RunResult};
 use crate::verdict::{UnknownReason, Verdict};
 
 /// Progress reports (the command prints them on stderr for long runs).
@@ -57,6 +58,7 @@ pub fn run(
     let t0 = Instant::now();
     let mut cegar = Cegar::new(prog, c_file, c_bytes, preds, cfg, progress)?;
     let verdict = cegar.until_verdict()?;
+    let sources = cegar.final_sources();
     Ok(RunResult {
         verdict,
         iterations: cegar.iterations,
@@ -64,6 +66,7 @@ pub fn run(
         constraints: cegar.constraints,
         seconds: t0.elapsed().as_secs_f64(),
         abstraction: cegar.proved,
+        sources,
     })
 }
 
@@ -140,6 +143,10 @@ struct Cegar<'r> {
     iterations: Vec<Iteration>,
     /// The Boolean program bebop proved safe.
     proved: Option<String>,
+    /// Newton's predicates per iteration, watched for divergence.
+    detector: Detector,
+    /// Where each predicate comes from, by (scope, text).
+    origins: BTreeMap<(String, String), String>,
 }
 
 impl<'r> Cegar<'r> {
@@ -153,8 +160,12 @@ impl<'r> Cegar<'r> {
         cfg: &'r Config,
         progress: &'r mut dyn FnMut(Progress<'_>),
     ) -> Result<Cegar<'r>, RunError> {
+        let mut origins = BTreeMap::new();
+        note_sources(&mut origins, &preds, "initial");
         if cfg.guard_preds {
-            cir::pred::merge_into(&mut preds, cir::pred::guard_predicates(prog));
+            let guards = cir::pred::guard_predicates(prog);
+            note_sources(&mut origins, &guards, "guard");
+            cir::pred::merge_into(&mut preds, guards);
         }
         let pts = PointsTo::analyze(prog);
         let keep = Keep::create(cfg, c_file)?;
@@ -182,6 +193,8 @@ impl<'r> Cegar<'r> {
             newton_opts: newton::Options {
                 sem: cfg.c2bp.sem,
                 rlimit: cfg.c2bp.rlimit,
+                refine: cfg.refine,
+                horn: cfg.horn,
             },
             constrain_opts: constrain::Options {
                 sem: cfg.c2bp.sem,
@@ -194,6 +207,8 @@ impl<'r> Cegar<'r> {
             keep,
             iterations: Vec::new(),
             proved: None,
+            detector: Detector::default(),
+            origins,
         })
     }
 
@@ -238,14 +253,47 @@ impl<'r> Cegar<'r> {
         if self.cfg.timed_out() {
             return Ok(Round::Done(Verdict::Unknown(UnknownReason::Timeout)));
         }
-        let refutation = match self.refine(abs, &path, it)? {
+        let mut refutation = match self.refine(abs, &path, it)? {
             ControlFlow::Break(verdict) => return Ok(Round::Done(verdict)),
             ControlFlow::Continue(r) => r,
         };
+        if let Some(chain) = self.detector.push(self.wp_added(&path, &refutation)) {
+            it.divergence = true;
+            tracing::info!(iteration = abs.index, ?chain, "the predicates diverge");
+            match self.cfg.refine {
+                newton::RefineMode::Wp => {
+                    return Ok(Round::Done(Verdict::Unknown(UnknownReason::Divergence(
+                        chain,
+                    ))));
+                }
+                newton::RefineMode::Auto if refutation.horn.is_none() => {
+                    refutation = match self.horn(abs, &path, refutation, it)? {
+                        ControlFlow::Break(verdict) => return Ok(Round::Done(verdict)),
+                        ControlFlow::Continue(r) => r,
+                    };
+                }
+                _ => {}
+            }
+        }
         let recurs = !self.seen.insert(path_key(&path));
         if !refutation.preds.is_empty() && !recurs {
-            cir::pred::merge_into(&mut self.preds, refutation.preds);
+            self.adopt(*refutation, it);
             return Ok(Round::Refined);
+        }
+        // Before constrain, `auto` tries the trace's path program.
+        if self.cfg.refine == newton::RefineMode::Auto && refutation.horn.is_none() {
+            refutation = match self.horn(abs, &path, refutation, it)? {
+                ControlFlow::Break(verdict) => return Ok(Round::Done(verdict)),
+                ControlFlow::Continue(r) => r,
+            };
+            if refutation
+                .reasons
+                .iter()
+                .any(|r| r.refiner == newton::Refiner::Horn)
+            {
+                self.adopt(*refutation, it);
+                return Ok(Round::Refined);
+            }
         }
         // NDF: new predicates no longer help.
         it.ndf = true;
@@ -390,7 +438,14 @@ impl<'r> Cegar<'r> {
     ) -> Result<ControlFlow<Verdict, Box<newton::Refutation>>, RunError> {
         self.report(abs.index, "newton");
         let t = Instant::now();
-        let res = newton::analyze(self.prog, &self.pts, &self.preds, path, &self.newton_opts);
+        let res = newton::analyze_refined(
+            self.prog,
+            &self.pts,
+            &self.preds,
+            path,
+            &self.newton_opts,
+            false,
+        );
         it.newton_seconds = t.elapsed().as_secs_f64();
         self.keep
             .write(&abs.file("newton.json"), || newton::outcome_json(&res))?;
@@ -406,9 +461,111 @@ impl<'r> Cegar<'r> {
             newton::Outcome::Infeasible(r) => {
                 it.outcome = IterationOutcome::Infeasible;
                 it.new_predicates = r.preds.len();
+                it.horn = r.horn.clone();
                 ControlFlow::Continue(r)
             }
         })
+    }
+
+    /// The Horn refiner on a trace newton refuted without it (divergence, or NDF in `auto`):
+    /// a replayed counterexample through the path program ends the run; otherwise the
+    /// refutation with its predicates added.
+    fn horn(
+        &mut self,
+        abs: &Abstraction,
+        path: &[CStep],
+        r: Box<newton::Refutation>,
+        it: &mut Iteration,
+    ) -> Result<ControlFlow<Verdict, Box<newton::Refutation>>, RunError> {
+        self.report(abs.index, "horn");
+        let t = Instant::now();
+        let res = newton::with_horn(
+            self.prog,
+            &self.pts,
+            &self.preds,
+            path,
+            &self.newton_opts,
+            r,
+        );
+        it.newton_seconds += t.elapsed().as_secs_f64();
+        self.keep
+            .write(&abs.file("newton.json"), || newton::outcome_json(&res))?;
+        self.keep.record_forced_horn(abs.index, abs.alternation)?;
+        Ok(match res {
+            newton::Outcome::Feasible(cex) => {
+                it.outcome = IterationOutcome::Feasible;
+                ControlFlow::Break(Verdict::False(cex))
+            }
+            newton::Outcome::Infeasible(r) => {
+                it.new_predicates = r.preds.len();
+                it.horn = r.horn.clone();
+                ControlFlow::Continue(r)
+            }
+            // (`with_horn` answers infeasible or feasible.)
+            newton::Outcome::Unknown { reason } => {
+                ControlFlow::Break(Verdict::Unknown(UnknownReason::Newton(reason)))
+            }
+        })
+    }
+
+    /// Newton's own predicates of the refutation, with the condition each comes from (for
+    /// the divergence detector).
+    fn wp_added(&self, path: &[CStep], r: &newton::Refutation) -> Vec<Added> {
+        r.reasons
+            .iter()
+            .filter(|x| x.refiner == newton::Refiner::Wp)
+            .map(|x| Added {
+                scope: x.scope.clone(),
+                text: x.predicate.clone(),
+                origin: path
+                    .get(x.from_assume)
+                    .map(|s| self.prog.edge_name(s.edge))
+                    .unwrap_or_default(),
+            })
+            .collect()
+    }
+
+    /// Adds the refutation's predicates, recording where each comes from.
+    fn adopt(&mut self, r: newton::Refutation, it: &mut Iteration) {
+        for x in &r.reasons {
+            let source = x.refiner.as_str().to_string();
+            self.origins
+                .entry((x.scope.clone(), x.predicate.clone()))
+                .or_insert_with(|| source.clone());
+            it.added.push(AddedPredicate {
+                scope: x.scope.clone(),
+                predicate: x.predicate.clone(),
+                source,
+            });
+        }
+        it.new_predicates = r.preds.len();
+        cir::pred::merge_into(&mut self.preds, r.preds);
+    }
+
+    /// Where each predicate of the final set comes from.
+    fn final_sources(&self) -> Vec<AddedPredicate> {
+        let mut out = Vec::new();
+        let mut push = |scope: &str, text: &str| {
+            let key = (scope.to_string(), text.to_string());
+            out.push(AddedPredicate {
+                scope: scope.to_string(),
+                predicate: text.to_string(),
+                source: self
+                    .origins
+                    .get(&key)
+                    .cloned()
+                    .unwrap_or_else(|| "initial".into()),
+            });
+        };
+        for p in &self.preds.global {
+            push("global", &p.text);
+        }
+        for (f, ps) in &self.preds.per_function {
+            for p in ps {
+                push(f, &p.text);
+            }
+        }
+        out
     }
 
     /// Constrain (the Constrain paper, §3): the spurious transitions of the trace excluded
@@ -452,6 +609,26 @@ impl<'r> Cegar<'r> {
         abs.reprint()?;
         abs.alternation += 1;
         Ok(Round::Constrained)
+    }
+}
+
+/// Records `source` for every predicate of `set` not recorded yet.
+fn note_sources(
+    sources: &mut BTreeMap<(String, String), String>,
+    set: &PredicateSet,
+    source: &str,
+) {
+    for p in &set.global {
+        sources
+            .entry(("global".into(), p.text.clone()))
+            .or_insert_with(|| source.into());
+    }
+    for (f, ps) in &set.per_function {
+        for p in ps {
+            sources
+                .entry((f.clone(), p.text.clone()))
+                .or_insert_with(|| source.into());
+        }
     }
 }
 

@@ -24,6 +24,12 @@ pub struct Config {
     /// Start from the conditions that guard the error as well
     /// ([`cir::pred::guard_predicates`]).
     pub guard_preds: bool,
+    /// How infeasible traces are refined: newton's weakest preconditions (`wp`), also the
+    /// invariants of the trace's path program on every trace (`horn`), or those where the
+    /// trace unrolls a loop, the predicates diverge, or before constrain at NDF (`auto`).
+    pub refine: newton::RefineMode,
+    /// The Horn refiner's options (path program variant, resource limit, cap).
+    pub horn: newton::horn::HornOptions,
 }
 
 impl Default for Config {
@@ -36,6 +42,8 @@ impl Default for Config {
             settings: bp_c::header::HeaderSettings::default(),
             constrain: ConstrainMode::Lazy,
             guard_preds: true,
+            refine: newton::RefineMode::default(),
+            horn: newton::horn::HornOptions::default(),
         }
     }
 }

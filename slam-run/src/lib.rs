@@ -4,6 +4,7 @@
 //! - `cegar`: [`run`], the loop — abstract (c2bp), check (bebop), refine (newton), and at NDF
 //!   ("no difference found": refinement no longer changes the abstraction) constrain (§3.3).
 //! - `config`: [`Config`] and [`ConstrainMode`].
+//! - `divergence`: the detector of predicates that follow a loop one iteration at a time.
 //! - `verdict`: [`Verdict`] and the typed [`UnknownReason`].
 //! - `stats`: the [`Iteration`] records, [`RunResult`], `--stats-json` and the summary line.
 //! - `keep`: the `--keep` directory (each round's files, `commands.txt`).
@@ -19,6 +20,7 @@
 
 mod cegar;
 mod config;
+mod divergence;
 mod error;
 mod keep;
 mod stats;
@@ -28,5 +30,5 @@ pub mod witness;
 pub use cegar::{Progress, run};
 pub use config::{Config, ConstrainMode};
 pub use error::RunError;
-pub use stats::{Iteration, IterationOutcome, RunResult, StatsJson};
+pub use stats::{AddedPredicate, Iteration, IterationOutcome, RunResult, StatsJson};
 pub use verdict::{UnknownReason, Verdict};

@@ -83,6 +83,24 @@ pub struct Iteration {
     pub constrain_seconds: f64,
     /// Constraints constrain found.
     pub constraints: usize,
+    /// The predicates this round added, each with the refiner that proposed it.
+    pub added: Vec<AddedPredicate>,
+    /// What the Horn refiner did on this round's trace, when it ran.
+    pub horn: Option<newton::HornSummary>,
+    /// Whether this round's predicates continued a divergent chain (module `divergence`).
+    pub divergence: bool,
+}
+
+/// A predicate added by a refinement, in `--stats-json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AddedPredicate {
+    /// `global` or the function's name.
+    pub scope: String,
+    /// The predicate's text.
+    pub predicate: String,
+    /// `wp` (newton's weakest preconditions), `horn` (a path program's invariant), or for the
+    /// predicates the run starts from `initial` (`--preds`) and `guard` (the error's guards).
+    pub source: String,
 }
 
 impl Iteration {
@@ -113,6 +131,8 @@ pub struct RunResult {
     pub seconds: f64,
     /// On TRUE, the Boolean program bebop proved safe (constraints applied).
     pub abstraction: Option<String>,
+    /// Where each predicate of [`RunResult::predicates`] comes from.
+    pub sources: Vec<AddedPredicate>,
 }
 
 /// Statistics as JSON (`--stats-json`).
@@ -130,6 +150,12 @@ pub struct StatsJson<'a> {
     pub predicates: usize,
     /// Final predicates (predicate-file text).
     pub predicates_file: String,
+    /// Where each final predicate comes from (`initial`, `guard`, `wp`, `horn`).
+    pub predicate_sources: &'a [AddedPredicate],
+    /// Rounds in which the Horn refiner ran.
+    pub horn_calls: usize,
+    /// Seconds in the Horn refiner (included in `newton_seconds`).
+    pub horn_seconds: f64,
     /// Seconds per stage and in all.
     pub c2bp_seconds: f64,
     /// Seconds in bebop.
@@ -167,6 +193,13 @@ impl RunResult {
             iterations: &self.iterations,
             predicates: self.predicates.len(),
             predicates_file: cir::pred::predicate_file_text(&self.predicates),
+            predicate_sources: &self.sources,
+            horn_calls: self.iterations.iter().filter(|i| i.horn.is_some()).count(),
+            horn_seconds: self
+                .iterations
+                .iter()
+                .filter_map(|i| i.horn.as_ref().map(|h| h.seconds))
+                .sum(),
             c2bp_seconds: self.stage_seconds(|i| i.c2bp_seconds),
             bebop_seconds: self.stage_seconds(|i| i.bebop_seconds),
             newton_seconds: self.stage_seconds(|i| i.newton_seconds),
