@@ -6,7 +6,8 @@
 //! - `config`: [`Config`] and [`ConstrainMode`].
 //! - `divergence`: the detector of predicates that follow a loop one iteration at a time.
 //! - `verdict`: [`Verdict`] and the typed [`UnknownReason`].
-//! - `stats`: the [`Iteration`] records, [`RunResult`], `--stats-json` and the summary line.
+//! - `stats`: the [`Iteration`] records with each phase's breakdown, [`RunResult`],
+//!   `--stats-json` and the summary line, the [`Journal`] of a run a limit may cut.
 //! - `keep`: the `--keep` directory (each round's files, `commands.txt`).
 //! - [`witness`]: SV-COMP witnesses of the verdict and their checkers.
 //!
@@ -30,5 +31,8 @@ pub mod witness;
 pub use cegar::{Progress, run};
 pub use config::{Config, ConstrainMode};
 pub use error::RunError;
-pub use stats::{AddedPredicate, Iteration, IterationOutcome, RunResult, StatsJson};
+pub use stats::{
+    AddedPredicate, BebopPhase, C2bpPhase, C2bpProcedure, Iteration, IterationOutcome, Journal,
+    Phase, RunResult, STATS_FORMAT, StatsJson, process_usage,
+};
 pub use verdict::{UnknownReason, Verdict};
