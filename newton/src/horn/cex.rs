@@ -15,6 +15,14 @@ use super::encode::{ClauseKind, Encoding};
 /// The C path the derivation `d` of the error stands for (from `main`'s entry to the error
 /// edge).
 pub fn path_of(enc: &Encoding, d: &Derivation, rlimit: u32) -> Result<Vec<CStep>, String> {
+    // Z3 answers a query through a fresh query symbol derived from the error relation: steps
+    // that derive one error-like symbol from another stand for no clause.
+    let mut d = d;
+    while let (None, [p]) = (d.rel, &d.premises[..])
+        && p.rel.is_none()
+    {
+        d = p;
+    }
     let mut out = Vec::new();
     steps(enc, d, 0, rlimit, &mut out)?;
     Ok(out)
@@ -67,6 +75,7 @@ fn clause_of(enc: &Encoding, d: &Derivation, rlimit: u32) -> Result<usize, Strin
         return Ok(k);
     }
     let values: Vec<Vec<Option<i128>>> = d.premises.iter().map(|p| p.args.clone()).collect();
+    tracing::trace!(?candidates, rel = ?d.rel, args = ?d.args, ?values, clauses = ?enc.problem.clauses, "derivation step");
     candidates
         .into_iter()
         .find(|&k| {
