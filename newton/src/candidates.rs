@@ -3,15 +3,14 @@
 //! return predicate), normalised ([`cir::pred::normalize`]), never one already present (also
 //! as its negation) or one that does not read back as a predicate of its scope; then
 //! [`Candidates::finish`] keeps those that are neither constant nor equivalent to a predicate
-//! of their scope, present or kept before them.
+//! of their scope, present or kept before them. Each comes with its [`Reason`], which names
+//! the [`Refiner`] that proposed it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use cir::ir::{Expr, ExprKind, FuncId, Program, UnOp, VarId};
 use cir::pred::{PredScope, Predicate, PredicateSet, normalize, parse_predicate};
 use cir::smt::{Prover, SatAnswer};
-
-use crate::refine::{Reason, Refiner};
 
 /// The candidates of one refinement.
 pub(crate) struct Candidates {
@@ -206,5 +205,45 @@ fn push(set: &mut PredicateSet, p: Predicate, scope_name: &str) {
             .entry(scope_name.to_string())
             .or_default()
             .push(p),
+    }
+}
+
+/// Why a predicate was proposed.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Reason {
+    /// The predicate's text.
+    pub predicate: String,
+    /// `global` or the function's name.
+    pub scope: String,
+    /// The step of the core assume it comes from.
+    pub from_assume: usize,
+    /// The step before which it holds (where it was restated).
+    pub at_step: usize,
+    /// `condition` (the assume itself), `precondition` (a weakest precondition of it),
+    /// `projection` (a precondition with the values of havocs eliminated), `return` (a
+    /// return predicate of a callee) or `invariant` (a conjunct of a path program's invariant
+    /// at a cut point, from the Horn refiner).
+    pub kind: String,
+    /// Which refiner proposed it.
+    pub refiner: Refiner,
+}
+
+/// Which refiner proposed a predicate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Refiner {
+    /// Newton's weakest preconditions of the trace (module `refine`).
+    Wp,
+    /// An invariant of the trace's path program (module `horn`).
+    Horn,
+}
+
+impl Refiner {
+    /// `wp` or `horn`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Refiner::Wp => "wp",
+            Refiner::Horn => "horn",
+        }
     }
 }

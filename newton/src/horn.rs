@@ -273,19 +273,5 @@ fn cap(set: PredicateSet, reasons: Vec<Reason>, max: usize) -> (PredicateSet, Ve
         return (set, reasons);
     }
     let keep: Vec<Reason> = reasons.into_iter().take(max).collect();
-    let kept =
-        |scope: &str, text: &str| keep.iter().any(|r| r.scope == scope && r.predicate == text);
-    let mut out = PredicateSet::default();
-    out.global = set
-        .global
-        .into_iter()
-        .filter(|p| kept("global", &p.text))
-        .collect();
-    for (f, ps) in set.per_function {
-        let ps: Vec<_> = ps.into_iter().filter(|p| kept(&f, &p.text)).collect();
-        if !ps.is_empty() {
-            out.per_function.insert(f, ps);
-        }
-    }
-    (out, keep)
+    (crate::restrict(&set, &keep), keep)
 }

@@ -297,22 +297,30 @@ fn conditions_only(set: &PredicateSet, reasons: &[Reason]) -> (PredicateSet, Vec
         .filter(|r| r.kind == "condition")
         .cloned()
         .collect();
+    (restrict(set, &keep), keep)
+}
+
+/// The predicates of `set` that some reason of `keep` names (scope and text).
+pub(crate) fn restrict(set: &PredicateSet, keep: &[Reason]) -> PredicateSet {
     let kept =
         |scope: &str, text: &str| keep.iter().any(|r| r.scope == scope && r.predicate == text);
-    let mut out = PredicateSet::default();
-    out.global = set
-        .global
-        .iter()
-        .filter(|p| kept("global", &p.text))
-        .cloned()
-        .collect();
-    for (f, ps) in &set.per_function {
-        let ps: Vec<_> = ps.iter().filter(|p| kept(f, &p.text)).cloned().collect();
-        if !ps.is_empty() {
-            out.per_function.insert(f.clone(), ps);
-        }
+    PredicateSet {
+        global: set
+            .global
+            .iter()
+            .filter(|p| kept("global", &p.text))
+            .cloned()
+            .collect(),
+        per_function: set
+            .per_function
+            .iter()
+            .map(|(f, ps)| {
+                let ps: Vec<_> = ps.iter().filter(|p| kept(f, &p.text)).cloned().collect();
+                (f.clone(), ps)
+            })
+            .filter(|(_, ps)| !ps.is_empty())
+            .collect(),
     }
-    (out, keep)
 }
 
 fn analyze_in(

@@ -47,6 +47,7 @@ use cir::smt::{Prover, SatAnswer, Semantics};
 use cir::types::CType;
 
 use crate::candidates::Candidates;
+pub use crate::candidates::{Reason, Refiner};
 use crate::symbolic::{PathFormula, SymKind, edge, fresh_var, owner, path_formula_then, vars_of};
 
 /// Whether the path formula is satisfiable.
@@ -124,46 +125,6 @@ pub fn feasibility(pf: &PathFormula, sem: Semantics, rlimit: u32) -> Feasibility
             prefix_end: pf.conjuncts[live[k - 1]].origin,
             core: keep.into_iter().map(|i| live[i]).collect(),
         },
-    }
-}
-
-/// Why a predicate was proposed.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Reason {
-    /// The predicate's text.
-    pub predicate: String,
-    /// `global` or the function's name.
-    pub scope: String,
-    /// The step of the core assume it comes from.
-    pub from_assume: usize,
-    /// The step before which it holds (where it was restated).
-    pub at_step: usize,
-    /// `condition` (the assume itself), `precondition` (a weakest precondition of it),
-    /// `projection` (a precondition with the values of havocs eliminated), `return` (a
-    /// return predicate of a callee) or `invariant` (a conjunct of a path program's invariant
-    /// at a cut point, from the Horn refiner).
-    pub kind: String,
-    /// Which refiner proposed it.
-    pub refiner: Refiner,
-}
-
-/// Which refiner proposed a predicate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Refiner {
-    /// Newton's weakest preconditions of the trace (module `refine`).
-    Wp,
-    /// An invariant of the trace's path program (module `horn`).
-    Horn,
-}
-
-impl Refiner {
-    /// `wp` or `horn`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Refiner::Wp => "wp",
-            Refiner::Horn => "horn",
-        }
     }
 }
 

@@ -233,7 +233,7 @@ pub fn encode(prog: &Program, pts: &PointsTo, pp: &PathProgram) -> Result<Encodi
     for (&fid, part) in &pp.parts {
         let f = &prog.functions[fid.0 as usize];
         for &c in &part.cuts {
-            b.from_cut(f, c)?;
+            b.segments_from(f, c)?;
         }
     }
     Ok(Encoding {
@@ -437,7 +437,7 @@ impl Builder<'_> {
 
     /// The clauses from cut point `c` of `f`: its call edge, or the segments to the next cut
     /// points.
-    fn from_cut(&mut self, f: &Function, c: NodeId) -> Result<(), EncodeError> {
+    fn segments_from(&mut self, f: &Function, c: NodeId) -> Result<(), EncodeError> {
         let part = &self.pp.parts[&f.id];
         let out: Vec<u32> = part
             .edges
@@ -569,13 +569,14 @@ impl Builder<'_> {
     /// `lhs := value` (`None`: an arbitrary value) on the versions.
     fn write(&mut self, f: &Function, lhs: &Expr, value: Option<Expr>, vers: &mut Versions) {
         if let ExprKind::Var(x) = lhs.kind {
-            if vers.contains_key(&x) {
-                match value {
-                    Some(v) => {
-                        vers.insert(x, cir::wp::convert(&v, &lhs.ty));
+            match value {
+                Some(v) => {
+                    if let Some(slot) = vers.get_mut(&x) {
+                        *slot = cir::wp::convert(&v, &lhs.ty);
                     }
-                    None => self.havoc(vers, &[x]),
                 }
+                None if vers.contains_key(&x) => self.havoc(vers, &[x]),
+                None => {}
             }
             return;
         }
