@@ -293,7 +293,7 @@ fn solve_with(prog: &Program, problem: &HornProblem, config: &SpacerConfig) -> H
                 .enumerate()
                 .map(|(i, d)| (d.name(), RelId(i as u32)))
                 .collect();
-            derivation(&Dynamic::from_ast(&a), &by_name)
+            derivation(&Dynamic::from_ast(&a), &by_name).map(without_query_step)
         }) {
             Some(d) => HornAnswer::Unsafe(d),
             None => HornAnswer::Unknown("no derivation in the solver's answer".into()),
@@ -406,6 +406,15 @@ fn derivation(proof: &Dynamic, rels: &BTreeMap<String, RelId>) -> Option<Derivat
     kids[..kids.len() - 1]
         .iter()
         .find_map(|k| derivation(k, rels))
+}
+
+/// `d` without Z3's own query step: Z3 answers a query through a fresh symbol derived from
+/// the error relation, a step that stands for no clause of the problem.
+fn without_query_step(mut d: Derivation) -> Derivation {
+    while d.rel.is_none() && d.premises.len() == 1 && d.premises[0].rel.is_none() {
+        d = d.premises.remove(0);
+    }
+    d
 }
 
 /// A ground instance: the relation (`None` for the error or the query symbol) and its

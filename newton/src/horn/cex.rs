@@ -15,14 +15,6 @@ use super::encode::{ClauseKind, Encoding};
 /// The C path the derivation `d` of the error stands for (from `main`'s entry to the error
 /// edge).
 pub fn path_of(enc: &Encoding, d: &Derivation, rlimit: u32) -> Result<Vec<CStep>, String> {
-    // Z3 answers a query through a fresh query symbol derived from the error relation: steps
-    // that derive one error-like symbol from another stand for no clause.
-    let mut d = d;
-    while let (None, [p]) = (d.rel, &d.premises[..])
-        && p.rel.is_none()
-    {
-        d = p;
-    }
     let mut out = Vec::new();
     steps(enc, d, 0, rlimit, &mut out)?;
     Ok(out)
