@@ -7,7 +7,7 @@
 //!   only global storage; a conjunct over the return value at a function's exit is a return
 //!   predicate over `\result`; one over the globals' entry values has no C reading and is
 //!   left out), loop heads first, at most [`HornOptions::max_atoms`] new ones, never one
-//!   already present (the same [`crate::candidates`] filter as newton's own predicates).
+//!   already present (the same `candidates` filter as newton's own predicates).
 //!   For a loop-free path the cut points are the entries, exits, joins and call sites, and the
 //!   solution is a sequence of interpolants there.
 //! - **Unsafe**: the derivation is mapped back to a C path through the path program

@@ -7,7 +7,7 @@
 //! A [`HornProblem`] has relations over program variables (its parameters, scalar values
 //! only) and clauses `body relations ∧ C conditions → head relation` (or `→ error`, the
 //! query), all written as IR expressions. Each clause is encoded by this crate's one
-//! [`Encoder`] — assignments, conversions, range facts are the C semantics of every other
+//! `Encoder` — assignments, conversions, range facts are the C semantics of every other
 //! query — in integer semantics, with every term the encoding keeps uninterpreted (memory
 //! cells, field addresses, non-constant bitwise operations) a fresh unconstrained value
 //! (Horn clauses with uninterpreted functions get `unknown` from Spacer at once; a fresh
@@ -24,7 +24,7 @@
 //!
 //! - **Safe** ([`Solution`]): each relation's interpretation (Spacer's fixpoint lemmas,
 //!   `get_cover_delta(-1, …)`) instantiated over its parameters, brought into a linear normal
-//!   form ([`normal`]: opposite inequalities merged into equalities, `mod 2^w` dropped where
+//!   form (`normal`: opposite inequalities merged into equalities, `mod 2^w` dropped where
 //!   the range makes it the identity) and read back as C conditions by the projection's
 //!   reader; [`minimize`] then drops conjuncts while the rest still solves every clause
 //!   ([`holds`]).
