@@ -139,7 +139,7 @@ impl VarSet {
         if parts.len() == 1 {
             parts.into_iter().next().unwrap_or_default()
         } else {
-            format!("({})", parts.join(" | "))
+            chain_text(parts, "|")
         }
     }
 
@@ -150,10 +150,32 @@ impl VarSet {
             [l] => self.lit_text(*l),
             _ => {
                 let lits: Vec<String> = c.iter().map(|l| self.lit_text(*l)).collect();
-                format!("({})", lits.join(" & "))
+                chain_text(lits, "&")
             }
         }
     }
+}
+
+/// Operands of one flat chain `(a op b op …)` at most: the parser nests a chain one level per
+/// operand, and the grammar bounds nesting (`bp_grammar::ast::MAX_EXPR_DEPTH`).
+const CHAIN: usize = 256;
+
+/// `parts` (at least two) joined by `op` in parentheses, as the printer writes a chain; a
+/// longer chain is grouped into chains of [`CHAIN`] operands, recursively, so that its nesting
+/// grows with the logarithm of its length and the `.bp` c2bp writes always parses.
+pub(crate) fn chain_text(parts: Vec<String>, op: &str) -> String {
+    let sep = format!(" {op} ");
+    if parts.len() <= CHAIN {
+        return format!("({})", parts.join(&sep));
+    }
+    let groups: Vec<String> = parts
+        .chunks(CHAIN)
+        .map(|g| match g {
+            [one] => one.clone(),
+            _ => format!("({})", g.join(&sep)),
+        })
+        .collect();
+    chain_text(groups, op)
 }
 
 /// `F_V(φ)` and `F_V(¬φ)`: the cubes found to imply φ and those found to imply ¬φ.
@@ -1198,5 +1220,36 @@ impl Search {
             }
         }
         (pos, neg, capped, queries)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `.bp` whose `main` assumes `cond`.
+    fn program(vars: usize, cond: &str) -> String {
+        let names: Vec<String> = (0..vars).map(|i| format!("b{i}")).collect();
+        format!(
+            "void main() begin decl {}; assume {cond}; end",
+            names.join(", ")
+        )
+    }
+
+    #[test]
+    fn a_long_chain_is_grouped_and_parses() {
+        // Far beyond the grammar's nesting bound as one flat chain.
+        let n = 3 * bp_grammar::ast::MAX_EXPR_DEPTH;
+        let parts: Vec<String> = (0..n).map(|i| format!("b{}", i % 40)).collect();
+        let text = chain_text(parts.clone(), "|");
+        assert_eq!(text.matches(" | ").count(), n - 1, "every operand once");
+        let flat = format!("({})", parts.join(" | "));
+        assert!(bp_grammar::parse(&program(40, &flat)).is_err());
+        let p = bp_grammar::parse(&program(40, &text)).expect("the grouped chain parses");
+        // And so does the printer's form of it, which slam-run reads back.
+        bp_grammar::parse(&bp_grammar::print::print(&p)).expect("the printed chain parses");
+        // A short chain is the printer's own flat form.
+        let short: Vec<String> = (0..5).map(|i| format!("b{i}")).collect();
+        assert_eq!(chain_text(short, "&"), "(b0 & b1 & b2 & b3 & b4)");
     }
 }

@@ -381,7 +381,7 @@ impl FnCx<'_, '_, '_, '_> {
             0 => return None,
             1 => parts.remove(0),
             // The printer's form, as for `enforce`.
-            _ => format!("({})", parts.join(" & ")),
+            _ => crate::cubes::chain_text(parts, "&"),
         };
         Some(St {
             part: "consistency",
@@ -663,7 +663,7 @@ impl FnCx<'_, '_, '_, '_> {
             1 => parts.pop(),
             // In the printer's form (a flat chain in one pair of parentheses), so that c2bp's
             // text is already canonical and needs no second parse.
-            _ => Some(format!("({})", parts.join(" & "))),
+            _ => Some(crate::cubes::chain_text(parts, "&")),
         }
     }
 

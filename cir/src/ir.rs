@@ -495,6 +495,64 @@ pub struct Function {
     pub pos: SrcPos,
 }
 
+impl Function {
+    /// The loop heads: targets of the back edges of a depth-first search from the entry
+    /// ([`back_edge_targets`] over every edge), in increasing node order.
+    pub fn loop_heads(&self) -> Vec<NodeId> {
+        back_edge_targets(
+            self.entry,
+            self.nodes,
+            self.edges.iter().map(|e| (e.from, e.to)),
+        )
+        .into_iter()
+        .collect()
+    }
+}
+
+/// The targets of the back edges of a depth-first search from `entry` over `edges` (on nodes
+/// `0..nodes`; successors in the order given): every cycle reachable from `entry` passes
+/// through one, also in an irreducible graph (where gotos make loops with several entries),
+/// which is why cut points are chosen this way.
+pub fn back_edge_targets(
+    entry: NodeId,
+    nodes: u32,
+    edges: impl IntoIterator<Item = (NodeId, NodeId)>,
+) -> std::collections::BTreeSet<NodeId> {
+    let n = nodes as usize;
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (a, b) in edges {
+        if (a.0 as usize) < n && (b.0 as usize) < n {
+            succ[a.0 as usize].push(b.0 as usize);
+        }
+    }
+    // 0 unvisited, 1 on the stack, 2 done.
+    let mut state = vec![0u8; n];
+    let mut heads = std::collections::BTreeSet::new();
+    if (entry.0 as usize) >= n {
+        return heads;
+    }
+    let mut stack: Vec<(usize, usize)> = vec![(entry.0 as usize, 0)];
+    state[entry.0 as usize] = 1;
+    while let Some((v, i)) = stack.pop() {
+        if let Some(&w) = succ[v].get(i) {
+            stack.push((v, i + 1));
+            match state[w] {
+                0 => {
+                    state[w] = 1;
+                    stack.push((w, 0));
+                }
+                1 => {
+                    heads.insert(NodeId(w as u32));
+                }
+                _ => {}
+            }
+        } else {
+            state[v] = 2;
+        }
+    }
+    heads
+}
+
 /// A global initialiser: `lhs := value` before `main` starts (everything else is zero).
 #[derive(Debug, Clone)]
 pub struct GlobalInit {

@@ -15,6 +15,9 @@
 //! The path formula ([`symbolic`]) is built by weakest preconditions through calls and
 //! returns with the one C semantics of [`cir::smt`] (newton has no encoding of its own).
 
+mod candidates;
+pub mod horn;
+pub mod pathprog;
 pub mod refine;
 pub mod replay;
 pub mod symbolic;
@@ -30,7 +33,7 @@ use cir::pred::PredicateSet;
 use cir::smt::{Prover, Semantics};
 use serde::Serialize;
 
-pub use crate::refine::Reason;
+pub use crate::refine::{Reason, Refiner};
 pub use crate::replay::Counterexample;
 
 /// Options.
@@ -40,6 +43,10 @@ pub struct Options {
     pub sem: Semantics,
     /// Z3's deterministic resource limit per query.
     pub rlimit: u32,
+    /// How an infeasible path is refined ([`analyze_refined`]).
+    pub refine: RefineMode,
+    /// The Horn refiner's options.
+    pub horn: horn::HornOptions,
 }
 
 impl Default for Options {
@@ -47,7 +54,45 @@ impl Default for Options {
         Options {
             sem: Semantics::default(),
             rlimit: cir::smt::DEFAULT_RLIMIT,
+            refine: RefineMode::default(),
+            horn: horn::HornOptions::default(),
         }
+    }
+}
+
+/// How an infeasible path is refined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RefineMode {
+    /// Newton's weakest preconditions of the path ([`refine`]).
+    Wp,
+    /// Newton's, and the invariants of the path's path program ([`horn`]) on every path.
+    Horn,
+    /// Newton's, and the path program's when the path passes a loop head of an activation
+    /// twice, or when the caller asks (divergence, no difference found).
+    #[default]
+    Auto,
+}
+
+impl std::str::FromStr for RefineMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<RefineMode, String> {
+        match s {
+            "wp" => Ok(RefineMode::Wp),
+            "horn" => Ok(RefineMode::Horn),
+            "auto" => Ok(RefineMode::Auto),
+            _ => Err(format!("`{s}`: expected wp, horn or auto")),
+        }
+    }
+}
+
+impl std::fmt::Display for RefineMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RefineMode::Wp => "wp",
+            RefineMode::Horn => "horn",
+            RefineMode::Auto => "auto",
+        })
     }
 }
 
@@ -82,6 +127,51 @@ pub struct Refutation {
     /// The new predicates.
     #[serde(skip)]
     pub preds: PredicateSet,
+    /// What the Horn refiner did, when it ran.
+    pub horn: Option<HornSummary>,
+}
+
+/// What the Horn refiner did on a path (in newton's JSON and slam-run's statistics).
+#[derive(Debug, Clone, Serialize)]
+pub struct HornSummary {
+    /// `invariants`, `counterexample` or `failed`.
+    pub outcome: String,
+    /// Why it failed (empty otherwise).
+    pub reason: String,
+    /// New predicates it gave.
+    pub predicates: usize,
+    /// Edges of the path program.
+    pub edges: usize,
+    /// Relations of its encoding.
+    pub relations: usize,
+    /// Clauses of its encoding.
+    pub clauses: usize,
+    /// The Spacer configurations tried and their answers.
+    pub attempts: Vec<String>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl HornSummary {
+    fn of(r: &horn::HornReport) -> HornSummary {
+        let (outcome, reason, predicates) = match &r.outcome {
+            horn::HornOutcome::Invariants { preds, .. } => {
+                ("invariants", String::new(), preds.len())
+            }
+            horn::HornOutcome::Counterexample(_) => ("counterexample", String::new(), 0),
+            horn::HornOutcome::Failed(why) => ("failed", why.clone(), 0),
+        };
+        HornSummary {
+            outcome: outcome.into(),
+            reason,
+            predicates,
+            edges: r.edges,
+            relations: r.relations,
+            clauses: r.clauses,
+            attempts: r.attempts.clone(),
+            seconds: r.seconds,
+        }
+    }
 }
 
 /// Newton's answer.
@@ -161,6 +251,105 @@ pub fn analyze(
     cir::smt::one_context(|| analyze_in(prog, pts, preds, path, opts))
 }
 
+/// [`analyze`], then, for an infeasible path, the Horn refiner where [`Options::refine`] asks
+/// for it — always with [`RefineMode::Horn`]; with [`RefineMode::Auto`] when the path passes a
+/// loop head of an activation twice ([`pathprog::revisits_loop_head`]) or when `force_horn`
+/// (the caller saw divergence, or no difference). Its predicates are added to newton's (the
+/// path's own weakest preconditions still refute this path; the invariants refute every
+/// unrolling of its loops); a path through the path program that replays to the error makes
+/// the outcome feasible; when it finds nothing, newton's predicates stand. In integer
+/// semantics only: under `--bitvector` the path program is not solved.
+pub fn analyze_refined(
+    prog: &Program,
+    pts: &PointsTo,
+    preds: &PredicateSet,
+    path: &[CStep],
+    opts: &Options,
+    force_horn: bool,
+) -> Outcome {
+    let out = analyze(prog, pts, preds, path, opts);
+    let Outcome::Infeasible(r) = out else {
+        return out;
+    };
+    let wanted = match opts.refine {
+        RefineMode::Wp => false,
+        RefineMode::Horn => true,
+        RefineMode::Auto => force_horn || pathprog::revisits_loop_head(prog, path),
+    };
+    if !wanted {
+        return Outcome::Infeasible(r);
+    }
+    with_horn(prog, pts, preds, path, opts, r)
+}
+
+/// The refutation `r` of `path` (newton's) with the Horn refiner's answer added (see
+/// [`analyze_refined`]); unchanged under `--bitvector`.
+pub fn with_horn(
+    prog: &Program,
+    pts: &PointsTo,
+    preds: &PredicateSet,
+    path: &[CStep],
+    opts: &Options,
+    mut r: Box<Refutation>,
+) -> Outcome {
+    if opts.sem.bitvector {
+        return Outcome::Infeasible(r);
+    }
+    let report = horn::refine(prog, pts, preds, path, opts, &opts.horn);
+    r.horn = Some(HornSummary::of(&report));
+    match report.outcome {
+        horn::HornOutcome::Counterexample(c) => return Outcome::Feasible(c),
+        horn::HornOutcome::Invariants { preds: hp, reasons } if !hp.is_empty() => {
+            // The invariants replace newton's preconditions, which follow the loop one
+            // iteration at a time; newton's conditions (the path's own branch conditions)
+            // stay.
+            let (kept, kept_reasons) = conditions_only(&r.preds, &r.reasons);
+            r.preds = kept;
+            r.reasons = kept_reasons;
+            cir::pred::merge_into(&mut r.preds, hp);
+            r.reasons.extend(reasons);
+            r.new_predicates = cir::pred::predicate_file_text(&r.preds);
+        }
+        horn::HornOutcome::Invariants { .. } => {}
+        horn::HornOutcome::Failed(_) => {}
+    }
+    Outcome::Infeasible(r)
+}
+
+/// The predicates of `set` that newton took from a condition of the path itself (reason
+/// kind `condition`), with their reasons.
+fn conditions_only(set: &PredicateSet, reasons: &[Reason]) -> (PredicateSet, Vec<Reason>) {
+    let keep: Vec<Reason> = reasons
+        .iter()
+        .filter(|r| r.kind == "condition")
+        .cloned()
+        .collect();
+    (restrict(set, &keep), keep)
+}
+
+/// The predicates of `set` that some reason of `keep` names (scope and text).
+pub(crate) fn restrict(set: &PredicateSet, keep: &[Reason]) -> PredicateSet {
+    let kept =
+        |scope: &str, text: &str| keep.iter().any(|r| r.scope == scope && r.predicate == text);
+    PredicateSet {
+        global: set
+            .global
+            .iter()
+            .filter(|p| kept("global", &p.text))
+            .cloned()
+            .collect(),
+        per_function: set
+            .per_function
+            .iter()
+            .map(|(f, ps)| {
+                let ps: Vec<_> = ps.iter().filter(|p| kept(f, &p.text)).cloned().collect();
+                (f.clone(), ps)
+            })
+            .filter(|(_, ps)| !ps.is_empty())
+            .collect(),
+    }
+}
+
 fn analyze_in(
     prog: &Program,
     pts: &PointsTo,
@@ -201,63 +390,93 @@ fn analyze_in(
                 reasons,
                 dropped_conjuncts: pf.dropped,
                 preds: new,
+                horn: None,
             }))
         }
         f @ (refine::Feasibility::Feasible | refine::Feasibility::Unknown) => {
-            let prover = Prover::new(&pf.ext, opts.sem).with_rlimit(opts.rlimit);
-            let formulas: Vec<Expr> = pf
-                .conjuncts
-                .iter()
-                .filter_map(|c| c.at_start.clone())
-                .collect();
-            let ints: Vec<usize> = (0..pf.symbols.len())
-                .filter(|&i| matches!(pf.ext.var(pf.symbols[i].var).ty, cir::types::CType::Int(_)))
-                .collect();
-            let terms: Vec<Expr> = ints
-                .iter()
-                .map(|&i| {
-                    let v = pf.symbols[i].var;
-                    Expr {
-                        kind: ExprKind::Var(v),
-                        ty: pf.ext.var(v).ty.clone(),
-                    }
-                })
-                .collect();
-            let (_, model) = prover.model_values(&formulas, &terms);
-            let Some(model) = model else {
-                return if f == refine::Feasibility::Unknown {
-                    Outcome::Unknown {
-                        reason: "the solver could not decide the path formula (resource limit)"
-                            .into(),
-                        kind: UnknownKind::SolverLimit,
-                    }
-                } else {
-                    Outcome::Unknown {
-                        reason: "the solver gave no model of the path formula".into(),
-                        kind: UnknownKind::NoModel,
-                    }
-                };
-            };
-            let mut values = vec![None; pf.symbols.len()];
-            for (&i, v) in ints.iter().zip(model) {
-                values[i] = Some(v);
-            }
-            match replay::replay(prog, &pf, path, &values) {
+            match confirm(prog, &pf, path, opts, f) {
                 Ok(cex) => Outcome::Feasible(Box::new(cex)),
-                Err(m) => Outcome::Unknown {
-                    kind: UnknownKind::ReplayDiverged,
-                    reason: if pf.dropped > 0 {
-                        format!(
-                            "{m} ({} condition(s) of the path could not be encoded)",
-                            pf.dropped
-                        )
-                    } else {
-                        m.to_string()
-                    },
-                },
+                Err((kind, reason)) => Outcome::Unknown { reason, kind },
             }
         }
     }
+}
+
+/// A counterexample along `path`, whose formula `pf` is feasible (or undecided, `f`): the
+/// solver's values of the inputs, replayed on the concrete interpreter to the error.
+fn confirm(
+    prog: &Program,
+    pf: &symbolic::PathFormula,
+    path: &[CStep],
+    opts: &Options,
+    f: refine::Feasibility,
+) -> Result<Counterexample, (UnknownKind, String)> {
+    let prover = Prover::new(&pf.ext, opts.sem).with_rlimit(opts.rlimit);
+    let formulas: Vec<Expr> = pf
+        .conjuncts
+        .iter()
+        .filter_map(|c| c.at_start.clone())
+        .collect();
+    let ints: Vec<usize> = (0..pf.symbols.len())
+        .filter(|&i| matches!(pf.ext.var(pf.symbols[i].var).ty, cir::types::CType::Int(_)))
+        .collect();
+    let terms: Vec<Expr> = ints
+        .iter()
+        .map(|&i| {
+            let v = pf.symbols[i].var;
+            Expr {
+                kind: ExprKind::Var(v),
+                ty: pf.ext.var(v).ty.clone(),
+            }
+        })
+        .collect();
+    let (_, model) = prover.model_values(&formulas, &terms);
+    let Some(model) = model else {
+        return Err(if f == refine::Feasibility::Unknown {
+            (
+                UnknownKind::SolverLimit,
+                "the solver could not decide the path formula (resource limit)".into(),
+            )
+        } else {
+            (
+                UnknownKind::NoModel,
+                "the solver gave no model of the path formula".into(),
+            )
+        });
+    };
+    let mut values = vec![None; pf.symbols.len()];
+    for (&i, v) in ints.iter().zip(model) {
+        values[i] = Some(v);
+    }
+    replay::replay(prog, pf, path, &values).map_err(|m| {
+        let reason = if pf.dropped > 0 {
+            format!(
+                "{m} ({} condition(s) of the path could not be encoded)",
+                pf.dropped
+            )
+        } else {
+            m.to_string()
+        };
+        (UnknownKind::ReplayDiverged, reason)
+    })
+}
+
+/// A counterexample along `path` (a path of `prog` from `main`'s entry to an error edge, e.g.
+/// one the Horn refiner recovered from a derivation), or why there is none: its path formula
+/// decided, its inputs from a model, replayed on the concrete interpreter.
+pub fn replay_path(
+    prog: &Program,
+    pts: &PointsTo,
+    path: &[CStep],
+    opts: &Options,
+) -> Result<Counterexample, String> {
+    cir::smt::one_context(|| {
+        let pf = symbolic::path_formula(prog, pts, path).map_err(|e| e.to_string())?;
+        match refine::feasibility(&pf, opts.sem, opts.rlimit) {
+            refine::Feasibility::Infeasible { .. } => Err("the path is infeasible".into()),
+            f => confirm(prog, &pf, path, opts, f).map_err(|(_, reason)| reason),
+        }
+    })
 }
 
 /// The counterexample as text (stdout of `newton` and `slam-run`).

@@ -44,6 +44,19 @@ struct Args {
     /// Z3's deterministic resource limit per query.
     #[arg(long, value_name = "N", default_value_t = cir::smt::DEFAULT_RLIMIT)]
     rlimit: u32,
+    /// How an infeasible trace is refined: wp (the weakest preconditions of the trace), horn
+    /// (also the invariants of its path program — the program restricted to the trace's
+    /// edges, loops kept — solved as Horn clauses by Spacer; a path through it to the error is
+    /// replayed concretely) or auto (horn when the trace passes a loop head twice).
+    #[arg(long, value_name = "MODE", default_value = "auto")]
+    refine: newton::RefineMode,
+    /// The path program: the trace's own edges (path) or with the whole body of every loop
+    /// whose head it visits (loops).
+    #[arg(long = "path-program", value_name = "VARIANT", default_value = "path")]
+    path_program: newton::pathprog::Variant,
+    /// Z3's resource limit of each Spacer configuration of the Horn refiner.
+    #[arg(long = "horn-rlimit", value_name = "N", default_value_t = newton::horn::HornOptions::default().rlimit)]
+    horn_rlimit: u32,
     /// Log progress to standard error (-v, -vv, -vvv); NEWTON_LOG or RUST_LOG override.
     #[arg(short, long, action = clap::ArgAction::Count)]
     verbose: u8,
@@ -118,8 +131,14 @@ fn run(args: &Args) -> Result<ExitCode, ExitCode> {
     let opts = newton::Options {
         sem: settings.sem,
         rlimit: args.rlimit,
+        refine: args.refine,
+        horn: newton::horn::HornOptions {
+            variant: args.path_program,
+            rlimit: args.horn_rlimit,
+            ..newton::horn::HornOptions::default()
+        },
     };
-    let out = newton::analyze(&prog, &pts, &preds, &path, &opts);
+    let out = newton::analyze_refined(&prog, &pts, &preds, &path, &opts, false);
     let mut stdout = cli_common::output::stdout();
     let _ = write!(stdout, "{}", newton::outcome_text(&out));
     stdout.check().map_err(|e| {

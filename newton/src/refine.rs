@@ -42,10 +42,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use bp_c::trace::CStep;
 use cir::ir::{BinOp, EdgeKind, Expr, ExprKind, FuncId, Program, UnOp, VarId};
 use cir::pointsto::{Loc, PointsTo};
-use cir::pred::{PredScope, Predicate, PredicateSet, normalize, parse_predicate, result_expr};
+use cir::pred::{PredicateSet, result_expr};
 use cir::smt::{Prover, SatAnswer, Semantics};
 use cir::types::CType;
 
+use crate::candidates::Candidates;
+pub use crate::candidates::{Reason, Refiner};
 use crate::symbolic::{PathFormula, SymKind, edge, fresh_var, owner, path_formula_then, vars_of};
 
 /// Whether the path formula is satisfiable.
@@ -126,23 +128,6 @@ pub fn feasibility(pf: &PathFormula, sem: Semantics, rlimit: u32) -> Feasibility
     }
 }
 
-/// Why a predicate was proposed.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Reason {
-    /// The predicate's text.
-    pub predicate: String,
-    /// `global` or the function's name.
-    pub scope: String,
-    /// The step of the core assume it comes from.
-    pub from_assume: usize,
-    /// The step before which it holds (where it was restated).
-    pub at_step: usize,
-    /// `condition` (the assume itself), `precondition` (a weakest precondition of it),
-    /// `projection` (a precondition with the values of havocs eliminated) or `return` (a
-    /// return predicate of a callee).
-    pub kind: String,
-}
-
 struct Ctx<'a> {
     prog: &'a Program,
     pts: &'a PointsTo,
@@ -150,12 +135,8 @@ struct Ctx<'a> {
     path: &'a [CStep],
     prover: &'a Prover<'a>,
     syms: HashMap<VarId, SymKind>,
-    /// Texts present per scope (existing and new), with negations.
-    seen: BTreeMap<PredScope, BTreeSet<String>>,
-    out: PredicateSet,
-    reasons: Vec<Reason>,
-    /// Candidates not yet checked for being constant.
-    pending: Vec<(Predicate, Reason)>,
+    /// The candidate predicates so far.
+    cands: Candidates,
     /// A prover over the extended program (symbols included), for projections.
     ext_prover: Prover<'a>,
     /// Projections computed, by the form's canonical text.
@@ -191,21 +172,8 @@ pub fn predicates(
     existing: &PredicateSet,
     prover: &Prover<'_>,
 ) -> (PredicateSet, Vec<Reason>) {
-    let mut seen: BTreeMap<PredScope, BTreeSet<String>> = BTreeMap::new();
-    for p in &existing.global {
-        seen.entry(PredScope::Global)
-            .or_default()
-            .insert(p.text.clone());
-    }
-    for (f, ps) in &existing.per_function {
-        if let Some(func) = prog.function(f) {
-            let s = seen.entry(PredScope::Function(func.id)).or_default();
-            for p in ps {
-                s.insert(p.text.clone());
-            }
-        }
-    }
-    let mut cx = Ctx::new(prog, pts, pf, path, prover, seen);
+    let cands = Candidates::new(prog, existing, Refiner::Wp);
+    let mut cx = Ctx::new(prog, pts, pf, path, prover, cands);
     if let Some(end) = core.iter().map(|&c| pf.conjuncts[c].origin + 1).max() {
         cx.core_end = end.min(path.len());
     }
@@ -278,7 +246,7 @@ pub fn predicates(
             cx.add_atoms(&r, pf.acts[a].func, origin, point, "projection");
         }
     }
-    cx.finish(existing)
+    cx.cands.finish(prover, existing)
 }
 
 fn var_expr(prog: &Program, v: VarId) -> Expr {
@@ -367,7 +335,7 @@ impl<'a> Ctx<'a> {
         pf: &'a PathFormula,
         path: &'a [CStep],
         prover: &'a Prover<'a>,
-        seen: BTreeMap<PredScope, BTreeSet<String>>,
+        cands: Candidates,
     ) -> Self {
         Ctx {
             prog,
@@ -376,10 +344,7 @@ impl<'a> Ctx<'a> {
             path,
             prover,
             syms: pf.symbols.iter().map(|s| (s.var, s.kind)).collect(),
-            seen,
-            out: PredicateSet::default(),
-            reasons: Vec::new(),
-            pending: Vec::new(),
+            cands,
             ext_prover: Prover::new(&pf.ext, prover.semantics()).with_rlimit(prover.rlimit()),
             projections: HashMap::new(),
             refutes: HashMap::new(),
@@ -946,25 +911,20 @@ impl Ctx<'_> {
         let Some(c) = pf3.conjuncts.iter().position(|c| c.origin == end) else {
             return;
         };
-        let mut sub = Ctx::new(
-            prog,
-            self.pts,
-            &pf3,
-            &self.path[..end],
-            self.prover,
-            std::mem::take(&mut self.seen),
+        let cands = std::mem::replace(
+            &mut self.cands,
+            Candidates::new(prog, &PredicateSet::default(), Refiner::Wp),
         );
-        sub.pending = std::mem::take(&mut self.pending);
+        let mut sub = Ctx::new(prog, self.pts, &pf3, &self.path[..end], self.prover, cands);
         sub.refutes = std::mem::take(&mut self.refutes);
         sub.derivations = self.derivations;
         sub.attempts = self.attempts;
-        let from = sub.pending.len();
+        let from = sub.cands.pending.len();
         sub.conjunct(c, &mut BTreeSet::new());
-        for (_, reason) in &mut sub.pending[from..] {
+        for (_, reason) in &mut sub.cands.pending[from..] {
             reason.from_assume = origin;
         }
-        self.seen = sub.seen;
-        self.pending = sub.pending;
+        self.cands = sub.cands;
         self.refutes = sub.refutes;
         self.derivations = sub.derivations;
         self.attempts = sub.attempts;
@@ -1023,152 +983,9 @@ impl Ctx<'_> {
         split_atoms(e, &mut atoms);
         for atom in atoms {
             let atom = simplify(self.prog, &atom);
-            self.candidate(atom, func, origin, at, kind);
+            self.cands
+                .candidate(self.prog, atom, func, origin, at, kind);
         }
-    }
-
-    /// Records a candidate atom (scope, normal form, not yet present).
-    fn candidate(&mut self, atom: Expr, func: FuncId, origin: usize, at: usize, kind: &str) {
-        let prog = self.prog;
-        let mut has_var = false;
-        let mut float = false;
-        let mut all_global = true;
-        let mut result = false;
-        atom.walk(&mut |x| {
-            float |= x.ty.is_float();
-            result |= cir::pred::is_result(x);
-            if let ExprKind::Var(v) = x.kind {
-                has_var = true;
-                all_global &= prog.var(v).is_global();
-            }
-        });
-        if !(has_var || result) || float {
-            return;
-        }
-        let scope = if all_global && !result {
-            PredScope::Global
-        } else {
-            PredScope::Function(func)
-        };
-        let expr = normalize(atom);
-        let text = prog.show_expr(&expr);
-        let neg = normalize(Expr {
-            kind: ExprKind::Unary(UnOp::LogNot, Box::new(expr.clone())),
-            ty: cir::types::CType::INT,
-        });
-        let neg_text = prog.show_expr(&neg);
-        let present = |s: &BTreeMap<PredScope, BTreeSet<String>>, sc: PredScope| {
-            s.get(&sc)
-                .is_some_and(|t| t.contains(&text) || t.contains(&neg_text))
-        };
-        if present(&self.seen, scope) || present(&self.seen, PredScope::Global) {
-            return;
-        }
-        // The text must read back as the same predicate (what a predicate file holds).
-        let Ok(p) = parse_predicate(&text, scope, prog) else {
-            tracing::debug!(predicate = %text, "dropped: does not re-parse in its scope");
-            return;
-        };
-        let text = p.text.clone();
-        self.seen.entry(scope).or_default().insert(p.text.clone());
-        let scope_name = match scope {
-            PredScope::Global => "global".to_string(),
-            PredScope::Function(f) => prog.functions[f.0 as usize].name.clone(),
-        };
-        self.pending.push((
-            p,
-            Reason {
-                predicate: text,
-                scope: scope_name,
-                from_assume: origin,
-                at_step: at,
-                kind: kind.to_string(),
-            },
-        ));
-    }
-
-    /// Keeps the candidates that are neither valid nor unsatisfiable (constant facts are no
-    /// predicates) nor equivalent to a predicate of their scope (or a global one), present or
-    /// kept before them, or to its negation (`x * 1 <= b` and `x <= b`, `g + g < 0` and
-    /// `g < 0`: the same Boolean variable twice gives c2bp nothing and costs it a predicate);
-    /// equivalence is asked only of predicates over the same variables. Checked in one solver
-    /// session. `\result` is no variable for the prover: a return predicate is kept as is.
-    fn finish(mut self, existing: &PredicateSet) -> (PredicateSet, Vec<Reason>) {
-        let pending = std::mem::take(&mut self.pending);
-        let checkable: Vec<usize> = (0..pending.len())
-            .filter(|&i| !pending[i].0.is_return_predicate())
-            .collect();
-        let scopes: BTreeSet<PredScope> = checkable.iter().map(|&i| pending[i].0.scope).collect();
-        // The atoms: the checkable candidates, then the present predicates they may repeat.
-        let present: Vec<&Predicate> = existing
-            .global
-            .iter()
-            .chain(existing.per_function.values().flatten())
-            .filter(|p| {
-                !p.is_return_predicate()
-                    && (p.scope == PredScope::Global || scopes.contains(&p.scope))
-            })
-            .collect();
-        let preds: Vec<&Predicate> = checkable
-            .iter()
-            .map(|&i| &pending[i].0)
-            .chain(present.iter().copied())
-            .collect();
-        let atoms: Vec<Expr> = preds.iter().map(|p| p.expr.clone()).collect();
-        let vars: Vec<BTreeSet<VarId>> = preds.iter().map(|p| p.vars()).collect();
-        let n = checkable.len();
-        let dropped: BTreeSet<usize> = if atoms.is_empty() {
-            BTreeSet::new()
-        } else {
-            self.prover.with_solver(|cx| {
-                cx.session(&atoms, |s| {
-                    let mut kept: Vec<usize> = (n..atoms.len()).collect();
-                    let mut dropped = BTreeSet::new();
-                    let unsat = |s: &mut cir::smt::Session<'_>, l: &[(usize, bool)]| {
-                        s.check(l) == SatAnswer::Unsat
-                    };
-                    for k in 0..n {
-                        let constant = unsat(s, &[(k, true)]) || unsat(s, &[(k, false)]);
-                        let repeats = |s: &mut cir::smt::Session<'_>, j: usize| {
-                            let same_scope = preds[j].scope == preds[k].scope
-                                || preds[j].scope == PredScope::Global;
-                            if !same_scope || vars[j] != vars[k] {
-                                return false;
-                            }
-                            let iff = unsat(s, &[(k, true), (j, false)])
-                                && unsat(s, &[(k, false), (j, true)]);
-                            iff || (unsat(s, &[(k, true), (j, true)])
-                                && unsat(s, &[(k, false), (j, false)]))
-                        };
-                        if constant || kept.iter().any(|&j| repeats(s, j)) {
-                            dropped.insert(checkable[k]);
-                        } else {
-                            kept.push(k);
-                        }
-                    }
-                    dropped
-                })
-            })
-        };
-        for (i, (p, r)) in pending.into_iter().enumerate() {
-            if dropped.contains(&i) {
-                continue;
-            }
-            push(&mut self.out, p, &r.scope);
-            self.reasons.push(r);
-        }
-        (self.out, self.reasons)
-    }
-}
-
-fn push(set: &mut PredicateSet, p: Predicate, scope_name: &str) {
-    match p.scope {
-        PredScope::Global => set.global.push(p),
-        PredScope::Function(_) => set
-            .per_function
-            .entry(scope_name.to_string())
-            .or_default()
-            .push(p),
     }
 }
 
@@ -1296,13 +1113,20 @@ fn constant(prog: &Program, e: &Expr) -> Option<i128> {
 }
 
 /// `e` without the arithmetic identities the weakest preconditions of a path leave behind
-/// (`x * 1`, `e + 0`, `0 + e`, `e - 0`), where the operand already has the operation's type:
-/// the value is the same under both semantics.
+/// (`x * 1`, `e + 0`, `0 + e`, `e - 0`), where the operand already has the operation's type,
+/// and with the constants of `a ± c1 ± c2` folded into one (`x + 1 + 1` is `x + 2`: a loop
+/// unrolled by weakest preconditions is then one predicate per iteration, the same up to a
+/// constant, not a growing term) where all have one type and the folded constant is one of its
+/// values: the value is the same under both semantics (mathematical integers for signed types
+/// in integer mode; modulo 2^w for unsigned types, and for every type in bit-vector mode).
 fn fold_identities(prog: &Program, e: &Expr) -> Expr {
     e.map_bottom_up(&mut |x| {
         let ExprKind::Binary(op, a, b) = &x.kind else {
             return x;
         };
+        if let Some(folded) = fold_constants(prog, &x) {
+            return folded;
+        }
         let is = |k: &Expr, v: i128| constant(prog, k) == Some(v);
         let keep = match op {
             BinOp::Mul if is(b, 1) && a.ty == x.ty => Some(a),
@@ -1315,6 +1139,38 @@ fn fold_identities(prog: &Program, e: &Expr) -> Expr {
             Some(k) => (**k).clone(),
             None => x,
         }
+    })
+}
+
+/// `(a ± c1) ± c2` as `a ± c` (see [`fold_identities`]), `a` when `c` is 0.
+fn fold_constants(prog: &Program, x: &Expr) -> Option<Expr> {
+    let ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), inner, c2) = &x.kind else {
+        return None;
+    };
+    let ExprKind::Binary(op2 @ (BinOp::Add | BinOp::Sub), a, c1) = &inner.kind else {
+        return None;
+    };
+    let (k1, k2) = (constant(prog, c1)?, constant(prog, c2)?);
+    if inner.ty != x.ty || a.ty != x.ty || c1.ty != x.ty || c2.ty != x.ty {
+        return None;
+    }
+    let signed = |o: &BinOp, k: i128| if *o == BinOp::Add { k } else { -k };
+    let k = signed(op2, k1).checked_add(signed(op, k2))?;
+    let CType::Int(kind) = x.ty else {
+        return None;
+    };
+    let (lo, hi) = kind.range(prog.data_model);
+    if k == 0 {
+        return Some((**a).clone());
+    }
+    let (o, m) = if k > 0 {
+        (BinOp::Add, k)
+    } else {
+        (BinOp::Sub, -k)
+    };
+    (lo <= m && m <= hi).then(|| Expr {
+        kind: ExprKind::Binary(o, a.clone(), Box::new(Expr::int(m, x.ty.clone()))),
+        ty: x.ty.clone(),
     })
 }
 

@@ -20,7 +20,7 @@
 //! because of that encoding (its model does not replay) is re-checked bit-precisely, and if
 //! that decides it the run continues bit-precisely ([`Cegar::recheck_bitvector`]).
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -33,10 +33,11 @@ use cir::pointsto::PointsTo;
 use cir::pred::PredicateSet;
 
 use crate::config::{Config, Precision};
+use crate::divergence::{Added, Detector};
 use crate::error::RunError;
 use crate::keep::{Keep, KeptRound, round_file};
 use crate::stats::{
-    BebopPhase, C2bpPhase, Iteration, IterationOutcome, Phase, RunResult, Stopwatch,
+    AddedPredicate, BebopPhase, C2bpPhase, Iteration, IterationOutcome, Phase, RunResult, Stopwatch,
 };
 use crate::verdict::{UnknownReason, Verdict};
 
@@ -70,6 +71,7 @@ pub fn run(
     let t0 = Instant::now();
     let mut cegar = Cegar::new(prog, c_file, c_bytes, preds, cfg, progress)?;
     let verdict = cegar.until_verdict()?;
+    let sources = cegar.final_sources();
     Ok(RunResult {
         verdict,
         iterations: cegar.iterations,
@@ -77,6 +79,7 @@ pub fn run(
         constraints: cegar.constraints,
         seconds: t0.elapsed().as_secs_f64(),
         abstraction: cegar.proved,
+        sources,
         stopped_in: None,
     })
 }
@@ -155,6 +158,10 @@ struct Cegar<'r> {
     /// Whether an undecided path may still switch the run to bit-precise reasoning
     /// ([`Precision::Auto`], in integer mode).
     may_switch: bool,
+    /// Newton's predicates per iteration, watched for divergence.
+    detector: Detector,
+    /// Where each predicate comes from, by (scope, text).
+    origins: BTreeMap<(String, String), String>,
 }
 
 impl<'r> Cegar<'r> {
@@ -168,8 +175,12 @@ impl<'r> Cegar<'r> {
         cfg: &'r Config,
         progress: &'r mut dyn FnMut(Progress<'_>),
     ) -> Result<Cegar<'r>, RunError> {
+        let mut origins = BTreeMap::new();
+        note_sources(&mut origins, &preds, "initial");
         if cfg.guard_preds {
-            cir::pred::merge_into(&mut preds, cir::pred::guard_predicates(prog));
+            let guards = cir::pred::guard_predicates(prog);
+            note_sources(&mut origins, &guards, "guard");
+            cir::pred::merge_into(&mut preds, guards);
         }
         let pts = PointsTo::analyze(prog);
         let keep = Keep::create(cfg, c_file)?;
@@ -199,6 +210,8 @@ impl<'r> Cegar<'r> {
             newton_opts: newton::Options {
                 sem,
                 rlimit: cfg.c2bp.rlimit,
+                refine: cfg.refine,
+                horn: cfg.horn,
             },
             constrain_opts: constrain::Options {
                 sem,
@@ -212,6 +225,8 @@ impl<'r> Cegar<'r> {
             iterations: Vec::new(),
             proved: None,
             may_switch: cfg.precision == Precision::Auto && !sem.bitvector,
+            detector: Detector::default(),
+            origins,
         })
     }
 
@@ -270,19 +285,50 @@ impl<'r> Cegar<'r> {
                 it,
             )));
         }
-        let refutation = match self.refine(abs, &path, it)? {
+        let mut refutation = match self.refine(abs, &path, it)? {
             ControlFlow::Break(verdict) => return Ok(Round::Done(verdict)),
             ControlFlow::Continue(r) => r,
         };
+        if let Some(chain) = self.detector.push(self.wp_added(&path, &refutation)) {
+            it.divergence = true;
+            tracing::info!(iteration = abs.index, ?chain, "the predicates diverge");
+            match self.cfg.refine {
+                newton::RefineMode::Wp => {
+                    return Ok(Round::Done(Verdict::Unknown(UnknownReason::Divergence(
+                        chain,
+                    ))));
+                }
+                newton::RefineMode::Auto if refutation.horn.is_none() => {
+                    refutation = match self.horn(abs, &path, refutation, it)? {
+                        ControlFlow::Break(verdict) => return Ok(Round::Done(verdict)),
+                        ControlFlow::Continue(r) => r,
+                    };
+                }
+                _ => {}
+            }
+        }
         let recurs = !self.seen.insert(path_key(&path));
         // After a switch to bit-precise reasoning the abstraction is rebuilt whatever the
         // refutation added: the same predicates abstract more precisely.
         let switched = it.precision_switch.is_some();
         if switched || (!refutation.preds.is_empty() && !recurs) {
-            let before = self.preds.len();
-            cir::pred::merge_into(&mut self.preds, refutation.preds);
-            it.predicates_added = self.preds.len() - before;
+            self.adopt(*refutation, it);
             return Ok(Round::Refined);
+        }
+        // Before constrain, `auto` tries the trace's path program.
+        if self.cfg.refine == newton::RefineMode::Auto && refutation.horn.is_none() {
+            refutation = match self.horn(abs, &path, refutation, it)? {
+                ControlFlow::Break(verdict) => return Ok(Round::Done(verdict)),
+                ControlFlow::Continue(r) => r,
+            };
+            if refutation
+                .reasons
+                .iter()
+                .any(|r| r.refiner == newton::Refiner::Horn)
+            {
+                self.adopt(*refutation, it);
+                return Ok(Round::Refined);
+            }
         }
         // NDF: new predicates no longer help.
         it.ndf = true;
@@ -444,7 +490,14 @@ impl<'r> Cegar<'r> {
     ) -> Result<ControlFlow<Verdict, Box<newton::Refutation>>, RunError> {
         self.report(abs.index, Phase::Newton, it);
         let t = Stopwatch::start();
-        let mut res = newton::analyze(self.prog, &self.pts, &self.preds, path, &self.newton_opts);
+        let mut res = newton::analyze_refined(
+            self.prog,
+            &self.pts,
+            &self.preds,
+            path,
+            &self.newton_opts,
+            false,
+        );
         if let newton::Outcome::Unknown { reason, kind } = &res
             && self.may_switch
             && kind.may_depend_on_precision()
@@ -466,6 +519,7 @@ impl<'r> Cegar<'r> {
             newton::Outcome::Infeasible(r) => {
                 it.outcome = IterationOutcome::Infeasible;
                 it.new_predicates = r.preds.len();
+                it.horn = r.horn.clone();
                 ControlFlow::Continue(r)
             }
         })
@@ -505,6 +559,111 @@ impl<'r> Cegar<'r> {
         self.keep.bitvector_from(it.index);
         it.precision_switch = Some(reason);
         res
+    }
+
+    /// The Horn refiner on a trace newton refuted without it (divergence, or NDF in `auto`):
+    /// a replayed counterexample through the path program ends the run; otherwise the
+    /// refutation with its predicates added.
+    fn horn(
+        &mut self,
+        abs: &Abstraction,
+        path: &[CStep],
+        r: Box<newton::Refutation>,
+        it: &mut Iteration,
+    ) -> Result<ControlFlow<Verdict, Box<newton::Refutation>>, RunError> {
+        self.report(abs.index, Phase::Newton, it);
+        let t = Stopwatch::start();
+        let res = newton::with_horn(
+            self.prog,
+            &self.pts,
+            &self.preds,
+            path,
+            &self.newton_opts,
+            r,
+        );
+        let (wall, cpu) = t.stop();
+        it.newton_seconds += wall;
+        it.newton_cpu_seconds += cpu;
+        self.keep
+            .write(&abs.file("newton.json"), || newton::outcome_json(&res))?;
+        self.keep.record_forced_horn(abs.index, abs.alternation)?;
+        Ok(match res {
+            newton::Outcome::Feasible(cex) => {
+                it.outcome = IterationOutcome::Feasible;
+                ControlFlow::Break(Verdict::False(cex))
+            }
+            newton::Outcome::Infeasible(r) => {
+                it.new_predicates = r.preds.len();
+                it.horn = r.horn.clone();
+                ControlFlow::Continue(r)
+            }
+            // (`with_horn` answers infeasible or feasible.)
+            newton::Outcome::Unknown { reason, .. } => {
+                ControlFlow::Break(Verdict::Unknown(UnknownReason::Newton(reason)))
+            }
+        })
+    }
+
+    /// Newton's own predicates of the refutation, with the condition each comes from (for
+    /// the divergence detector).
+    fn wp_added(&self, path: &[CStep], r: &newton::Refutation) -> Vec<Added> {
+        r.reasons
+            .iter()
+            .filter(|x| x.refiner == newton::Refiner::Wp)
+            .map(|x| Added {
+                scope: x.scope.clone(),
+                text: x.predicate.clone(),
+                origin: path
+                    .get(x.from_assume)
+                    .map(|s| self.prog.edge_name(s.edge))
+                    .unwrap_or_default(),
+            })
+            .collect()
+    }
+
+    /// Adds the refutation's predicates, recording where each comes from.
+    fn adopt(&mut self, r: newton::Refutation, it: &mut Iteration) {
+        for x in &r.reasons {
+            let source = x.refiner.as_str().to_string();
+            self.origins
+                .entry((x.scope.clone(), x.predicate.clone()))
+                .or_insert_with(|| source.clone());
+            it.added.push(AddedPredicate {
+                scope: x.scope.clone(),
+                predicate: x.predicate.clone(),
+                source,
+            });
+        }
+        it.new_predicates = r.preds.len();
+        let before = self.preds.len();
+        cir::pred::merge_into(&mut self.preds, r.preds);
+        it.predicates_added = self.preds.len() - before;
+    }
+
+    /// Where each predicate of the final set comes from.
+    fn final_sources(&self) -> Vec<AddedPredicate> {
+        let mut out = Vec::new();
+        let mut push = |scope: &str, text: &str| {
+            let key = (scope.to_string(), text.to_string());
+            out.push(AddedPredicate {
+                scope: scope.to_string(),
+                predicate: text.to_string(),
+                source: self
+                    .origins
+                    .get(&key)
+                    .cloned()
+                    .unwrap_or_else(|| "initial".into()),
+            });
+        };
+        for p in &self.preds.global {
+            push("global", &p.text);
+        }
+        for (f, ps) in &self.preds.per_function {
+            for p in ps {
+                push(f, &p.text);
+            }
+        }
+        out
     }
 
     /// Constrain (the Constrain paper, §3): the spurious transitions of the trace excluded
@@ -548,6 +707,26 @@ impl<'r> Cegar<'r> {
         abs.reprint()?;
         abs.alternation += 1;
         Ok(Round::Constrained)
+    }
+}
+
+/// Records `source` for every predicate of `set` not recorded yet.
+fn note_sources(
+    sources: &mut BTreeMap<(String, String), String>,
+    set: &PredicateSet,
+    source: &str,
+) {
+    for p in &set.global {
+        sources
+            .entry(("global".into(), p.text.clone()))
+            .or_insert_with(|| source.into());
+    }
+    for (f, ps) in &set.per_function {
+        for p in ps {
+            sources
+                .entry((f.clone(), p.text.clone()))
+                .or_insert_with(|| source.into());
+        }
     }
 }
 

@@ -28,6 +28,12 @@ pub struct Config {
     /// bit-precisely with [`Precision::Bv`] or when [`Config::c2bp`]'s `sem.bitvector` is
     /// set; [`Precision::Auto`] only acts on a run that starts in integer mode.
     pub precision: Precision,
+    /// How infeasible traces are refined: newton's weakest preconditions (`wp`), also the
+    /// invariants of the trace's path program on every trace (`horn`), or those where the
+    /// trace unrolls a loop, the predicates diverge, or before constrain at NDF (`auto`).
+    pub refine: newton::RefineMode,
+    /// The Horn refiner's options (path program variant, resource limit, cap).
+    pub horn: newton::horn::HornOptions,
 }
 
 impl Default for Config {
@@ -41,6 +47,8 @@ impl Default for Config {
             constrain: ConstrainMode::Lazy,
             guard_preds: true,
             precision: Precision::Auto,
+            refine: newton::RefineMode::default(),
+            horn: newton::horn::HornOptions::default(),
         }
     }
 }

@@ -261,6 +261,24 @@ impl Keep {
         self.write_commands()
     }
 
+    /// Records that the Horn refiner ran on a round's trace although newton's mode would not
+    /// have run it (divergence, or no difference found): the newton command that does.
+    pub(crate) fn record_forced_horn(
+        &mut self,
+        index: usize,
+        alternation: usize,
+    ) -> Result<(), RunError> {
+        if self.dir.is_none() {
+            return Ok(());
+        }
+        self.commands.push_str(&format!(
+            "# iteration {index}: the trace's path program was solved too (divergence or no \
+             difference found), as by the newton command above with --refine horn\n"
+        ));
+        let _ = alternation;
+        self.write_commands()
+    }
+
     /// Records how to re-run a round's constrain pass, which writes the next alternation's
     /// Boolean program.
     pub(crate) fn record_constrain(&mut self, r: &KeptRound) -> Result<(), RunError> {

@@ -4,6 +4,7 @@
 //! - `cegar`: [`run`], the loop — abstract (c2bp), check (bebop), refine (newton), and at NDF
 //!   ("no difference found": refinement no longer changes the abstraction) constrain (§3.3).
 //! - `config`: [`Config`], [`ConstrainMode`] and [`Precision`].
+//! - `divergence`: the detector of predicates that follow a loop one iteration at a time.
 //! - `verdict`: [`Verdict`] and the typed [`UnknownReason`].
 //! - `stats`: the [`Iteration`] records with each phase's breakdown, [`RunResult`],
 //!   `--stats-json` and the summary line, the [`Journal`] of a run a limit may cut.
@@ -20,6 +21,7 @@
 
 mod cegar;
 mod config;
+mod divergence;
 mod error;
 mod keep;
 mod stats;
@@ -31,7 +33,7 @@ pub use config::{Config, ConstrainMode, Precision};
 pub use error::RunError;
 pub use keep::clear_stale;
 pub use stats::{
-    BebopPhase, C2bpPhase, C2bpProcedure, Iteration, IterationOutcome, Journal, Phase, RunResult,
-    STATS_FORMAT, StatsJson, process_usage,
+    AddedPredicate, BebopPhase, C2bpPhase, C2bpProcedure, Iteration, IterationOutcome, Journal,
+    Phase, RunResult, STATS_FORMAT, StatsJson, process_usage,
 };
 pub use verdict::{UnknownReason, Verdict};

@@ -112,6 +112,24 @@ struct Args {
     /// constraints each) or eager (c2bp --havoc-all; 200 constraints, 200 alternations).
     #[arg(long, value_name = "MODE", default_value = "lazy")]
     constrain: slam_run::ConstrainMode,
+    /// How infeasible traces are refined. wp: newton's weakest preconditions of the trace;
+    /// when they diverge (the same predicate up to constants, or a growing term, from one
+    /// condition in 3 consecutive iterations) the run ends UNKNOWN (divergence: ...). horn: also
+    /// the invariants of the trace's path program (the program restricted to the trace's
+    /// edges, loops kept as loops) solved as Horn clauses by Z3's Spacer, on every trace; an
+    /// error path through it is replayed concretely (FALSE only then). auto: newton first, and
+    /// the path program when the trace passes a loop head twice, when the predicates diverge,
+    /// or before constrain at NDF. (Not under --bitvector: there auto and horn refine as wp,
+    /// without ending at divergence.)
+    #[arg(long, value_name = "MODE", default_value = "auto")]
+    refine: newton::RefineMode,
+    /// The path program of the Horn refiner: the trace's own edges (path) or with the whole
+    /// body of every loop whose head the trace visits (loops).
+    #[arg(long = "path-program", value_name = "VARIANT", default_value = "path")]
+    path_program: newton::pathprog::Variant,
+    /// Z3's resource limit of each Spacer configuration the Horn refiner tries (deterministic).
+    #[arg(long = "horn-rlimit", value_name = "N", default_value_t = newton::horn::HornOptions::default().rlimit)]
+    horn_rlimit: u32,
     /// Log to standard error (-v stages, -vv details, -vvv everything); SLAM_LOG or RUST_LOG
     /// override.
     #[arg(short, long, action = clap::ArgAction::Count)]
@@ -360,6 +378,12 @@ fn loop_config(
         constrain: args.constrain,
         guard_preds: !args.no_guard_preds,
         precision: precision(args),
+        refine: args.refine,
+        horn: newton::horn::HornOptions {
+            variant: args.path_program,
+            rlimit: args.horn_rlimit,
+            ..newton::horn::HornOptions::default()
+        },
         keep: args.keep.clone(),
         deadline,
         settings,

@@ -165,6 +165,24 @@ pub struct Iteration {
     /// reasoning (`--precision auto`): newton's reason for leaving the path undecided in
     /// integer mode, which the bit-precise re-check decided. `null` otherwise.
     pub precision_switch: Option<String>,
+    /// The predicates this round added, each with the refiner that proposed it.
+    pub added: Vec<AddedPredicate>,
+    /// What the Horn refiner did on this round's trace, when it ran.
+    pub horn: Option<newton::HornSummary>,
+    /// Whether this round's predicates continued a divergent chain (module `divergence`).
+    pub divergence: bool,
+}
+
+/// A predicate added by a refinement, in `--stats-json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AddedPredicate {
+    /// `global` or the function's name.
+    pub scope: String,
+    /// The predicate's text.
+    pub predicate: String,
+    /// `wp` (newton's weakest preconditions), `horn` (a path program's invariant), or for the
+    /// predicates the run starts from `initial` (`--preds`) and `guard` (the error's guards).
+    pub source: String,
 }
 
 impl Iteration {
@@ -352,6 +370,8 @@ pub struct RunResult {
     pub seconds: f64,
     /// On TRUE, the Boolean program bebop proved safe (constraints applied).
     pub abstraction: Option<String>,
+    /// Where each predicate of [`RunResult::predicates`] comes from.
+    pub sources: Vec<AddedPredicate>,
     /// When a limit stopped the run: the phase that was running (or, when the loop stopped
     /// itself between phases, the last one started).
     pub stopped_in: Option<Phase>,
@@ -375,6 +395,12 @@ pub struct StatsJson<'a> {
     pub predicates: usize,
     /// Final predicates (predicate-file text).
     pub predicates_file: String,
+    /// Where each final predicate comes from (`initial`, `guard`, `wp`, `horn`).
+    pub predicate_sources: &'a [AddedPredicate],
+    /// Rounds in which the Horn refiner ran.
+    pub horn_calls: usize,
+    /// Seconds in the Horn refiner (included in `newton_seconds`).
+    pub horn_seconds: f64,
     /// Wall-clock seconds in c2bp.
     pub c2bp_seconds: f64,
     /// CPU seconds while c2bp ran.
@@ -454,6 +480,13 @@ impl RunResult {
             iterations: &self.iterations,
             predicates: self.predicates.len(),
             predicates_file: cir::pred::predicate_file_text(&self.predicates),
+            predicate_sources: &self.sources,
+            horn_calls: self.iterations.iter().filter(|i| i.horn.is_some()).count(),
+            horn_seconds: self
+                .iterations
+                .iter()
+                .filter_map(|i| i.horn.as_ref().map(|h| h.seconds))
+                .sum(),
             c2bp_seconds: self.stage_seconds(|i| i.c2bp_seconds),
             c2bp_cpu_seconds: self.stage_seconds(|i| i.c2bp_cpu_seconds),
             bebop_seconds: self.stage_seconds(|i| i.bebop_seconds),
@@ -578,6 +611,7 @@ impl Journal {
             constraints: Vec::new(),
             seconds,
             abstraction: None,
+            sources: Vec::new(),
             stopped_in: Some(self.phase),
         }
     }

@@ -53,6 +53,9 @@ pub enum UnknownReason {
     ConstraintsDoNotApply,
     /// Newton could not decide the trace (its reason).
     Newton(String),
+    /// With `--refine wp`, the predicates diverge (the detector of module `divergence`): the
+    /// predicates of the chain, oldest first.
+    Divergence(Vec<String>),
 }
 
 impl UnknownReason {
@@ -80,6 +83,7 @@ impl fmt::Display for UnknownReason {
                 f.write_str("no difference found; the constraints do not apply")
             }
             UnknownReason::Newton(reason) => write!(f, "newton: {reason}"),
+            UnknownReason::Divergence(chain) => write!(f, "divergence: {}", chain.join(", ")),
         }
     }
 }
@@ -108,6 +112,14 @@ mod tests {
         assert_eq!(
             line(UnknownReason::Newton("rlimit".into())),
             "UNKNOWN (newton: rlimit)"
+        );
+        assert_eq!(
+            line(UnknownReason::Divergence(vec![
+                "x >= 50".into(),
+                "x + 1 >= 50".into(),
+                "x + 2 >= 50".into()
+            ])),
+            "UNKNOWN (divergence: x >= 50, x + 1 >= 50, x + 2 >= 50)"
         );
         for r in [
             UnknownReason::NoDifferenceFound,

@@ -10,7 +10,9 @@
 //! error-reaching run, is skipped (counted).
 //!
 //! Each `slam_run::run` (cube lengths 1, 3, `inf`; `--constrain` lazy, eager and off in turn
-//! over the programs and cube lengths, so that each way of handling NDF is exercised; at most
+//! over the programs and cube lengths, so that each way of handling NDF is exercised;
+//! `--refine` wp, horn and auto in turn likewise, and the test fails when the runs in `horn`
+//! or `auto` never called the Horn refiner (the generator's loops must reach it); at most
 //! 30 iterations; the default options otherwise) runs in a child process, this test binary
 //! re-run on [`fuzz_child`] alone, killed when its time is up: the loop checks its deadline only between stages, and one
 //! abstraction of an unlucky program can take minutes.
@@ -55,6 +57,9 @@ const MAX_RUN_STEPS: usize = 100_000;
 const MAX_ITERATIONS: usize = 30;
 /// The constrain modes checked (one per program and cube length, in turn).
 const MODES: [&str; 3] = ["lazy", "eager", "off"];
+
+/// The refinement modes checked (one per program and cube length, in turn).
+const REFINES: [&str; 3] = ["wp", "horn", "auto"];
 
 /// The cube lengths checked.
 const CUBES: [Option<usize>; 3] = [Some(1), Some(3), None];
@@ -324,6 +329,8 @@ struct Stats {
     reachable: usize,
     unreachable: usize,
     per_cube: [Counts; 3],
+    /// Runs and Horn refiner calls per refinement mode ([`REFINES`]).
+    per_refine: [(usize, usize); 3],
     failures: Vec<String>,
     slowest: Vec<(f64, usize, String)>,
 }
@@ -343,8 +350,8 @@ fn env_usize(name: &str) -> Option<usize> {
 
 /// What one `slam_run::run` answered.
 enum Outcome {
-    True,
-    False,
+    True(usize),
+    False(usize),
     Unknown(String),
     /// An internal error of the loop, a panic, or a child that could not be run.
     Error(String),
@@ -352,11 +359,19 @@ enum Outcome {
 
 /// Prefix of the line a child prints its outcome on.
 const CHILD_LINE: &str = "slam-fuzz-outcome: ";
+/// Prefix of the line a child prints its Horn refiner calls on.
+const HORN_LINE: &str = "slam-fuzz-horn-calls: ";
 
 /// Runs `slam_run::run` on `path` with `cube_len` in a child process (this test binary,
 /// running only [`fuzz_child`]), killed `timeout` plus a grace second after it starts: the
 /// loop checks its deadline only between stages, and one abstraction can take minutes.
-fn run_child(path: &Path, cube_len: Option<usize>, mode: &str, timeout: Duration) -> Outcome {
+fn run_child(
+    path: &Path,
+    cube_len: Option<usize>,
+    mode: &str,
+    refine: &str,
+    timeout: Duration,
+) -> Outcome {
     use std::io::Read;
     use std::process::{Command, Stdio};
     let exe = std::env::current_exe().expect("the test binary");
@@ -365,6 +380,7 @@ fn run_child(path: &Path, cube_len: Option<usize>, mode: &str, timeout: Duration
         .env("SLAM_FUZZ_CHILD_FILE", path)
         .env("SLAM_FUZZ_CHILD_CUBE", cube_name(cube_len))
         .env("SLAM_FUZZ_CHILD_MODE", mode)
+        .env("SLAM_FUZZ_CHILD_REFINE", refine)
         .env("SLAM_FUZZ_CHILD_TIMEOUT", timeout.as_secs_f64().to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -398,9 +414,14 @@ fn run_child(path: &Path, cube_len: Option<usize>, mode: &str, timeout: Duration
     let line = out
         .lines()
         .find_map(|l| l.find(CHILD_LINE).map(|i| &l[i + CHILD_LINE.len()..]));
+    let horn: usize = out
+        .lines()
+        .find_map(|l| l.find(HORN_LINE).map(|i| &l[i + HORN_LINE.len()..]))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
     match line {
-        Some("TRUE") if status.success() => Outcome::True,
-        Some("FALSE") if status.success() => Outcome::False,
+        Some("TRUE") if status.success() => Outcome::True(horn),
+        Some("FALSE") if status.success() => Outcome::False(horn),
         Some(l) if status.success() && l.starts_with("UNKNOWN ") => {
             Outcome::Unknown(l["UNKNOWN ".len()..].to_string())
         }
@@ -437,6 +458,10 @@ fn fuzz_child() {
     let precision: slam_run::Precision = std::env::var("SLAM_FUZZ_PRECISION")
         .map_or(Ok(slam_run::Precision::default()), |p| p.parse())
         .expect("SLAM_FUZZ_PRECISION: int, bv or auto");
+    let refine: newton::RefineMode = std::env::var("SLAM_FUZZ_CHILD_REFINE")
+        .expect("SLAM_FUZZ_CHILD_REFINE")
+        .parse()
+        .expect("a refinement mode");
     let bytes = std::fs::read(&path).expect("read the program");
     let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
     let cfg = slam_run::Config {
@@ -448,6 +473,7 @@ fn fuzz_child() {
         deadline: Some(Instant::now() + Duration::from_secs_f64(timeout)),
         constrain,
         precision,
+        refine,
         ..slam_run::Config::default()
     };
     // As the `slam-run` command does: a large stack for the loop.
@@ -463,11 +489,15 @@ fn fuzz_child() {
                 &mut |_| {},
             );
             match res {
-                Ok(r) => match r.verdict {
-                    Verdict::True => "TRUE".to_string(),
-                    Verdict::False(_) => "FALSE".to_string(),
-                    Verdict::Unknown(why) => format!("UNKNOWN {why}"),
-                },
+                Ok(r) => {
+                    let horn = r.iterations.iter().filter(|i| i.horn.is_some()).count();
+                    println!("{HORN_LINE}{horn}");
+                    match r.verdict {
+                        Verdict::True => "TRUE".to_string(),
+                        Verdict::False(_) => "FALSE".to_string(),
+                        Verdict::Unknown(why) => format!("UNKNOWN {why}"),
+                    }
+                }
                 Err(e) => format!("ERROR {e}"),
             }
         })
@@ -494,19 +524,26 @@ fn check(case: &Case, timeout: Duration, stats: &Mutex<Stats>, verbose: bool) {
         let t = Instant::now();
         // Every constrain mode on every cube length, in turn over the programs.
         let mode = MODES[(case.n + ci) % MODES.len()];
-        let outcome = run_child(&case.path, cube_len, mode, timeout);
+        // And every refinement mode, shifted so that it meets every constrain mode.
+        let ri = (case.n / MODES.len() + ci) % REFINES.len();
+        let refine = REFINES[ri];
+        let outcome = run_child(&case.path, cube_len, mode, refine, timeout);
         let secs = t.elapsed().as_secs_f64();
         let mut st = stats.lock().unwrap_or_else(|e| e.into_inner());
         let counts = &mut st.per_cube[ci];
         counts.seconds += secs;
         let cube = cube_name(cube_len);
         let (word, contradiction) = match &outcome {
-            Outcome::True => {
+            Outcome::True(horn) => {
                 counts.true_ += 1;
+                st.per_refine[ri].0 += 1;
+                st.per_refine[ri].1 += horn;
                 ("TRUE".to_string(), reachable)
             }
-            Outcome::False => {
+            Outcome::False(horn) => {
                 counts.false_ += 1;
+                st.per_refine[ri].0 += 1;
+                st.per_refine[ri].1 += horn;
                 ("FALSE".to_string(), !reachable)
             }
             Outcome::Unknown(why) => {
@@ -519,7 +556,7 @@ fn check(case: &Case, timeout: Duration, stats: &Mutex<Stats>, verbose: bool) {
             Outcome::Error(e) => {
                 counts.errors += 1;
                 let msg = format!(
-                    "INTERNAL ERROR of slam-run, cube length {cube}, --constrain {mode}, program {} (seed {:#x}): \
+                    "INTERNAL ERROR of slam-run, cube length {cube}, --constrain {mode}, --refine {refine}, program {} (seed {:#x}): \
                      {e}\n{}",
                     case.n, case.seed, case.text
                 );
@@ -537,7 +574,7 @@ fn check(case: &Case, timeout: Duration, stats: &Mutex<Stats>, verbose: bool) {
                 _ => "no run reaches the error (every execution explored)".into(),
             };
             let msg = format!(
-                "CONTRADICTION: cube length {cube}, --constrain {mode}: slam-run says {word}, but {witness}\n\
+                "CONTRADICTION: cube length {cube}, --constrain {mode}, --refine {refine}: slam-run says {word}, but {witness}\n\
                  program {n} (seed {:#x}; again: SLAM_FUZZ_START={n} SLAM_FUZZ_SEEDS=1):\n{}",
                 case.seed,
                 case.text,
@@ -675,10 +712,25 @@ fn slam_run_never_contradicts_exhaustive_execution() {
         .map(|(s, n, c)| format!("program {n} cube {c}: {s:.2}s"))
         .collect();
     println!("  slowest runs: {}", slowest.join("; "));
+    for (ri, (runs, horn)) in st.per_refine.iter().enumerate() {
+        println!(
+            "  --refine {}: {runs} decided runs, {horn} Horn refiner calls",
+            REFINES[ri]
+        );
+    }
     assert!(
         st.failures.is_empty(),
         "{} failure(s):\n\n{}",
         st.failures.len(),
         st.failures.join("\n\n")
     );
+    // The Horn refiner is exercised: its soundness is what the runs in `horn` and `auto` test.
+    for ri in [1, 2] {
+        let (runs, horn) = st.per_refine[ri];
+        assert!(
+            runs == 0 || horn > 0,
+            "--refine {}: {runs} decided runs and no Horn refiner call",
+            REFINES[ri]
+        );
+    }
 }

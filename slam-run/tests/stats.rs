@@ -206,7 +206,8 @@ fn a_run_is_broken_down_by_iteration_and_phase() {
 }
 
 /// A state machine whose proof needs a predicate per state, newton finding one or two per
-/// iteration: a run of many cheap iterations, long enough for any limit below a minute.
+/// iteration: with `--refine wp` (the path program's invariant `0 <= s <= 60` would prove it
+/// at once), a run of many cheap iterations, long enough for any limit below a minute.
 fn state_machine(dir: &Path, states: usize) -> PathBuf {
     let mut c = String::from(
         "extern void reach_error(void);\nextern int __VERIFIER_nondet_int(void);\n\
@@ -282,7 +283,7 @@ fn check_cut(code: i32, out: &str, doc: &Value) {
 fn a_run_stopped_by_timeout_keeps_what_it_completed() {
     let dir = scratch("timeout");
     let c = state_machine(&dir, 60);
-    let (code, out, doc) = run(&c, &dir, &["--timeout", "2"], None);
+    let (code, out, doc) = run(&c, &dir, &["--refine", "wp", "--timeout", "2"], None);
     check_cut(code, &out, &doc);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -291,7 +292,7 @@ fn a_run_stopped_by_timeout_keeps_what_it_completed() {
 fn a_run_stopped_by_its_cpu_limit_keeps_what_it_completed() {
     let dir = scratch("cpu");
     let c = state_machine(&dir, 60);
-    let (code, out, doc) = run(&c, &dir, &[], Some(2));
+    let (code, out, doc) = run(&c, &dir, &["--refine", "wp"], Some(2));
     check_cut(code, &out, &doc);
     // The kernel's CPU clock of the limit and getrusage's are sampled differently.
     assert!(

@@ -80,6 +80,11 @@ pub(super) struct Encoder<'p> {
     /// state without signed overflow) and far cheaper for Z3, which handles a case split on
     /// the sign much better than a non-linear `mod`.
     pub(super) modular: bool,
+    /// Every term the encoding keeps uninterpreted (a memory cell, a field address, an
+    /// imprecise operator) is a fresh unconstrained value instead of a function application:
+    /// Horn clauses take no uninterpreted functions (Spacer answers `unknown` on them), and
+    /// forgetting what such a term is only adds behaviours.
+    pub(super) opaque_fresh: bool,
 }
 
 impl<'p> Encoder<'p> {
@@ -95,6 +100,7 @@ impl<'p> Encoder<'p> {
             mems: BTreeMap::new(),
             fresh: 0,
             modular: false,
+            opaque_fresh: false,
         }
     }
 
@@ -258,6 +264,10 @@ impl<'p> Encoder<'p> {
 
     /// An uninterpreted function application (created on first use, by name).
     fn apply(&mut self, name: &str, args: &[(&Num, Repr)], result: Repr) -> Num {
+        if self.opaque_fresh {
+            let fresh = self.fresh_name("opaque");
+            return self.named(&fresh, result);
+        }
         if !self.funcs.contains_key(name) {
             let dom: Vec<Sort> = args.iter().map(|(_, r)| self.sort(*r)).collect();
             let dom_refs: Vec<&Sort> = dom.iter().collect();

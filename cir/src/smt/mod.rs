@@ -8,7 +8,8 @@
 //! its doc says how threads, determinism and the cache work), the Z3 contexts,
 //! solvers and incremental [`Session`]s of a [`SolverCx`], the [`canonical`] text that keys
 //! the cache, the encoder of IR expressions into Z3 terms, and the projection (quantifier
-//! elimination back to C, [`Prover::project`]).
+//! elimination back to C, [`Prover::project`]), and constrained Horn clauses over the same
+//! encoding solved by Spacer ([`horn`]).
 
 use std::fmt;
 
@@ -16,6 +17,7 @@ use crate::types::DataModel;
 
 mod canon;
 mod encode;
+pub mod horn;
 mod project;
 mod prover;
 mod session;

@@ -344,15 +344,15 @@ fn logical(op: BinOp, a: Expr, b: Expr) -> Expr {
     }
 }
 
-struct ReadBack<'p> {
-    prog: &'p Program,
+pub(super) struct ReadBack<'p> {
+    pub(super) prog: &'p Program,
     /// The constants that may occur: the variables not eliminated.
-    names: BTreeMap<String, VarId>,
+    pub(super) names: BTreeMap<String, VarId>,
 }
 
 impl ReadBack<'_> {
     /// A Boolean term as a C condition.
-    fn formula(&self, f: &Dynamic) -> Option<Expr> {
+    pub(super) fn formula(&self, f: &Dynamic) -> Option<Expr> {
         if f.sort_kind() != SortKind::Bool {
             return None;
         }

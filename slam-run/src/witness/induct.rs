@@ -15,37 +15,7 @@ use super::{WitnessError, err};
 /// The loop heads of `f`: targets of the back edges of a depth-first search from its entry
 /// (every cycle of the control-flow graph passes through one), in increasing node order.
 pub fn loop_heads(f: &cir::ir::Function) -> Vec<cir::ir::NodeId> {
-    let n = f.nodes as usize;
-    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for e in &f.edges {
-        succ[e.from.0 as usize].push(e.to.0 as usize);
-    }
-    // 0 unvisited, 1 on the stack, 2 done.
-    let mut state = vec![0u8; n];
-    let mut heads = std::collections::BTreeSet::new();
-    let mut stack: Vec<(usize, usize)> = vec![(f.entry.0 as usize, 0)];
-    state[f.entry.0 as usize] = 1;
-    while let Some((v, i)) = stack.pop() {
-        if let Some(&w) = succ[v].get(i) {
-            stack.push((v, i + 1));
-            match state[w] {
-                0 => {
-                    state[w] = 1;
-                    stack.push((w, 0));
-                }
-                1 => {
-                    heads.insert(w);
-                }
-                _ => {}
-            }
-        } else {
-            state[v] = 2;
-        }
-    }
-    heads
-        .into_iter()
-        .map(|h| cir::ir::NodeId(h as u32))
-        .collect()
+    f.loop_heads()
 }
 
 /// The source line of node `n` of `f`: that of its first out-edge (in the verified file).

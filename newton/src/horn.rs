@@ -1,0 +1,277 @@
+//! The Horn refiner: refinement by path invariants (Beyer, Henzinger, Majumdar, Rybalchenko,
+//! "Path invariants", PLDI 2007). From a spurious path: its path program ([`crate::pathprog`]),
+//! encoded as Horn clauses ([`encode`]) and solved by Spacer ([`cir::smt::horn`]).
+//!
+//! - **Safe**: the solution's conjuncts at the cut points (after [`cir::smt::horn::minimize`])
+//!   are split into atoms and become predicates of their function (global when they mention
+//!   only global storage; a conjunct over the return value at a function's exit is a return
+//!   predicate over `\result`; one over the globals' entry values has no C reading and is
+//!   left out), loop heads first, at most [`HornOptions::max_atoms`] new ones, never one
+//!   already present (the same `candidates` filter as newton's own predicates).
+//!   For a loop-free path the cut points are the entries, exits, joins and call sites, and the
+//!   solution is a sequence of interpolants there.
+//! - **Unsafe**: the derivation is mapped back to a C path through the path program
+//!   ([`cex`]) — a path that may unroll a loop far more often than the abstract trace did —
+//!   and that path is replayed on the concrete interpreter ([`crate::replay_path`]): a
+//!   counterexample only when the replay reaches the error.
+//! - Otherwise (`unknown`, a path program not encoded, a replay that fails) there is nothing,
+//!   and the caller keeps newton's weakest-precondition predicates.
+
+pub mod cex;
+pub mod encode;
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use bp_c::trace::CStep;
+use cir::Program;
+use cir::ir::VarId;
+use cir::pointsto::PointsTo;
+use cir::pred::{PredicateSet, result_expr};
+use cir::smt::Prover;
+use cir::smt::horn::{self as chc, HornAnswer};
+
+use crate::candidates::Candidates;
+use crate::pathprog::{self, Variant};
+use crate::refine::{Reason, Refiner, simplify, split_atoms};
+use crate::{Counterexample, Options};
+
+/// Options of the Horn refiner.
+#[derive(Debug, Clone, Copy)]
+pub struct HornOptions {
+    /// Which path program.
+    pub variant: Variant,
+    /// Z3's resource limit of each Spacer configuration.
+    pub rlimit: u32,
+    /// At most this many new predicates per refinement.
+    pub max_atoms: usize,
+    /// At most this many conjuncts in a solution for it to be minimised.
+    pub max_minimize: usize,
+}
+
+impl Default for HornOptions {
+    fn default() -> HornOptions {
+        HornOptions {
+            variant: Variant::Path,
+            rlimit: chc::HornOptions::default().rlimit,
+            max_atoms: 12,
+            max_minimize: 48,
+        }
+    }
+}
+
+/// What the Horn refiner found.
+#[derive(Debug, Clone)]
+pub enum HornOutcome {
+    /// The path program is safe: new predicates from its invariants (possibly none).
+    Invariants {
+        /// The new predicates.
+        preds: PredicateSet,
+        /// Why each was chosen.
+        reasons: Vec<Reason>,
+    },
+    /// The path program is unsafe, and a path through it replays to the error.
+    Counterexample(Box<Counterexample>),
+    /// Nothing (why).
+    Failed(String),
+}
+
+/// The Horn refiner's answer and what it cost.
+#[derive(Debug, Clone)]
+pub struct HornReport {
+    /// The answer.
+    pub outcome: HornOutcome,
+    /// Edges of the path program.
+    pub edges: usize,
+    /// Relations and clauses of its encoding.
+    pub relations: usize,
+    /// Clauses of its encoding.
+    pub clauses: usize,
+    /// The Spacer configurations tried and their answers.
+    pub attempts: Vec<String>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// Refines with the path program of `path` (a spurious path, see the module doc); `preds`
+/// are the predicates present (never proposed again).
+pub fn refine(
+    prog: &Program,
+    pts: &PointsTo,
+    preds: &PredicateSet,
+    path: &[CStep],
+    opts: &Options,
+    hopts: &HornOptions,
+) -> HornReport {
+    let t = Instant::now();
+    let pp = pathprog::build(prog, path, hopts.variant);
+    let mut report = HornReport {
+        outcome: HornOutcome::Failed(String::new()),
+        edges: pp.edge_count(),
+        relations: 0,
+        clauses: 0,
+        attempts: Vec::new(),
+        seconds: 0.0,
+    };
+    let enc = match encode::encode(prog, pts, &pp) {
+        Ok(e) => e,
+        Err(e) => {
+            report.outcome = HornOutcome::Failed(e.to_string());
+            report.seconds = t.elapsed().as_secs_f64();
+            return report;
+        }
+    };
+    report.relations = enc.problem.relations.len();
+    report.clauses = enc.problem.clauses.len();
+    let copts = chc::HornOptions {
+        rlimit: hopts.rlimit,
+        ..chc::HornOptions::default()
+    };
+    let res = chc::solve(&enc.ext, &enc.problem, &copts);
+    report.attempts = res
+        .attempts
+        .iter()
+        .map(|a| format!("{}: {}", a.config, a.result))
+        .collect();
+    report.outcome = match res.answer {
+        HornAnswer::Safe(sol) => {
+            let sol = chc::minimize(&enc.ext, &enc.problem, sol, hopts.max_minimize, opts.rlimit);
+            let (preds, reasons) = predicates(prog, pts, &pp, &enc, &sol, preds, path, opts, hopts);
+            HornOutcome::Invariants { preds, reasons }
+        }
+        HornAnswer::Unsafe(d) => match cex::path_of(&enc, &d, opts.rlimit) {
+            Ok(long) => match crate::replay_path(prog, pts, &long, opts) {
+                Ok(c) => HornOutcome::Counterexample(Box::new(c)),
+                Err(why) => HornOutcome::Failed(format!(
+                    "the path program's error path ({} steps) does not replay: {why}",
+                    long.len()
+                )),
+            },
+            Err(why) => HornOutcome::Failed(why),
+        },
+        HornAnswer::Unknown(why) => HornOutcome::Failed(format!("spacer: {why}")),
+    };
+    tracing::debug!(
+        edges = report.edges,
+        relations = report.relations,
+        clauses = report.clauses,
+        attempts = ?report.attempts,
+        "horn refinement"
+    );
+    report.seconds = t.elapsed().as_secs_f64();
+    report
+}
+
+/// The new predicates of a solution (see the module doc).
+#[allow(clippy::too_many_arguments)]
+fn predicates(
+    prog: &Program,
+    pts: &PointsTo,
+    pp: &pathprog::PathProgram,
+    enc: &encode::Encoding,
+    sol: &chc::Solution,
+    existing: &PredicateSet,
+    path: &[CStep],
+    opts: &Options,
+    hopts: &HornOptions,
+) -> (PredicateSet, Vec<Reason>) {
+    let mut cands = Candidates::new(prog, existing, Refiner::Horn);
+    // Loop heads first: the invariants the path's own preconditions cannot give.
+    let mut order: Vec<usize> = (0..enc.sites.len()).collect();
+    order.sort_by_key(|&r| {
+        let s = enc.sites[r];
+        let head = pp
+            .parts
+            .get(&s.func)
+            .is_some_and(|p| p.heads.contains(&s.node));
+        (!head, r)
+    });
+    let last = path.len().saturating_sub(1);
+    for r in order {
+        let site = enc.sites[r];
+        let f = &prog.functions[site.func.0 as usize];
+        let lay = &enc.layouts[&site.func];
+        let g0: BTreeSet<VarId> = lay.g0.iter().copied().collect();
+        let at = path
+            .iter()
+            .position(|s| s.edge.func == site.func && prog.edge(s.edge).from == site.node)
+            .unwrap_or(last);
+        for conj in &sol.interps[r] {
+            let vars = crate::symbolic::vars_of(conj);
+            if vars.iter().any(|v| g0.contains(v)) {
+                continue;
+            }
+            let conj = match lay.ret {
+                Some(rv) if vars.contains(&rv) => {
+                    let res = result_expr(f.ty.ret.clone());
+                    cir::wp::subst_vars(conj, &|v| (v == rv).then(|| res.clone()))
+                }
+                _ => conj.clone(),
+            };
+            let mut atoms = Vec::new();
+            split_atoms(&conj, &mut atoms);
+            for atom in atoms {
+                let atom = simplify(prog, &atom);
+                cands.candidate(prog, atom.clone(), site.func, last, at, "invariant");
+                if lay.ret.is_none_or(|rv| !vars.contains(&rv)) {
+                    for form in along_segments(prog, pts, enc, r, &atom) {
+                        cands.candidate(prog, form, site.func, last, at, "invariant");
+                    }
+                }
+            }
+        }
+    }
+    let prover = Prover::new(prog, opts.sem).with_rlimit(opts.rlimit);
+    let (set, reasons) = cands.finish(&prover, existing);
+    cap(set, reasons, hopts.max_atoms)
+}
+
+/// The forms of the atom `phi` of relation `r`'s invariant inside the segments that lead to
+/// it, by weakest preconditions backward along each segment's edges: the predicates that keep
+/// the invariant across the loop body statement by statement (the abstraction updates each
+/// predicate at each statement, and `x - y == i - j` alone is lost between `x--` and `y--`;
+/// with `x - 1 - y == i - j` it is not). A form is not followed past an edge whose
+/// precondition is not expressible.
+fn along_segments(
+    prog: &Program,
+    pts: &PointsTo,
+    enc: &encode::Encoding,
+    r: usize,
+    phi: &cir::ir::Expr,
+) -> Vec<cir::ir::Expr> {
+    let mut out: Vec<cir::ir::Expr> = Vec::new();
+    for (k, c) in enc.problem.clauses.iter().enumerate() {
+        let encode::ClauseKind::Segment(edges) = &enc.kinds[k] else {
+            continue;
+        };
+        if c.head.as_ref().map(|h| h.rel.0 as usize) != Some(r) {
+            continue;
+        }
+        let mut form = phi.clone();
+        for id in edges.iter().rev() {
+            let e = prog.edge(*id);
+            if matches!(e.kind, cir::ir::EdgeKind::Assume(_)) {
+                continue;
+            }
+            let Some(pre) = cir::wp::wp_edge(&e.kind, &form, pts) else {
+                break;
+            };
+            if pre != form {
+                form = simplify(prog, &pre);
+                if !out.contains(&form) {
+                    out.push(form.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The first `max` predicates (in the order of the reasons), the rest dropped.
+fn cap(set: PredicateSet, reasons: Vec<Reason>, max: usize) -> (PredicateSet, Vec<Reason>) {
+    if reasons.len() <= max {
+        return (set, reasons);
+    }
+    let keep: Vec<Reason> = reasons.into_iter().take(max).collect();
+    (crate::restrict(&set, &keep), keep)
+}

@@ -1,0 +1,15 @@
+// Mutant of double_step.c: `j` takes one step of 3 when `i` is 3.
+extern void reach_error(void);
+extern int __VERIFIER_nondet_int(void);
+int main(void) {
+  int n = __VERIFIER_nondet_int();
+  int i = 0, j = 0;
+  if (n < 0 || n > 1000) return 0;
+  while (i < n) {
+    i++;
+    if (i == 3) j += 3;
+    else j += 2;
+  }
+  if (j != 2 * n) reach_error();
+  return 0;
+}
