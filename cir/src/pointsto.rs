@@ -655,6 +655,16 @@ impl PointsTo {
         matches!(t, CType::Struct(id) if self.unions.contains(id))
     }
 
+    /// The fields of a complete structure (`None` for a union or an incomplete one): the
+    /// analysed program's definitions, for clients that take a structure apart (weakest
+    /// preconditions of a structure assignment).
+    pub fn struct_fields(&self, s: StructId) -> Option<&[(String, CType)]> {
+        if self.unions.contains(&s) {
+            return None;
+        }
+        self.fields.get(s.0 as usize)?.as_deref()
+    }
+
     /// Whether two lvalues may denote overlapping memory (sound: `true` when unsure).
     pub fn may_alias(&self, a: &Expr, b: &Expr) -> bool {
         if a == b {
