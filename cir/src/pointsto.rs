@@ -162,9 +162,9 @@ fn strip_arrays(t: &CType) -> &CType {
     }
 }
 
-/// Pairs of leaf lvalues of a structure assignment `l := r` (both of the same structure type),
-/// field by field (arrays of structures through their element); `(l, r)` itself when it is not
-/// a structure or `r` is not an lvalue.
+/// Pairs of leaf lvalues of an aggregate assignment `l := r` (both of the same type), field by
+/// field and through an array's element (which stands for all of them); `(l, r)` itself when
+/// it is a scalar or `r` is not an lvalue.
 fn leaf_pairs(prog: &Program, l: &Expr, r: &Expr, out: &mut Vec<(Expr, Expr)>) {
     let field = |b: &Expr, name: &str, ty: &CType| Expr {
         kind: ExprKind::Field(Box::new(b.clone()), name.to_string()),
@@ -182,9 +182,8 @@ fn leaf_pairs(prog: &Program, l: &Expr, r: &Expr, out: &mut Vec<(Expr, Expr)>) {
                 _ => out.push((l.clone(), r.clone())),
             }
         }
-        (CType::Array(elem, _), true)
-            if l.ty == r.ty && matches!(strip_arrays(elem), CType::Struct(_)) =>
-        {
+        (CType::Array(elem, _), true) if l.ty == r.ty => {
+            // The elements share the array's cell: one pair for all of them.
             let zero = Expr::int(0, CType::INT);
             let at = |a: &Expr| Expr {
                 kind: ExprKind::Index(Box::new(a.clone()), Box::new(zero.clone())),

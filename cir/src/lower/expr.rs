@@ -866,6 +866,13 @@ impl Lowerer<'_> {
                 self.fb().cur = next;
                 return Ok(None);
             }
+            if memory::MEMORY_FNS.contains(&name.as_str())
+                && self.funcs.get(&name).is_none_or(|d| d.def.is_none())
+                && self.future_def(&name).is_none()
+                && let Some(v) = self.memory_call(&name, c, span)?
+            {
+                return Ok(want.then_some(v));
+            }
             if name.starts_with(NONDET_PREFIX) {
                 let Some(ty) = self.nondet_type(&name) else {
                     return self.unsupported(
@@ -940,6 +947,13 @@ impl Lowerer<'_> {
             let v = self.expr(a)?;
             args.push(v);
         }
+        // An allocator's result points to an object of the type its size names.
+        let ret_ty = match &callee {
+            Callee::External(n) if callee.is_allocator() => self
+                .allocated_type(n, &c.arguments)
+                .map_or(ret_ty, CType::ptr_to),
+            _ => ret_ty,
+        };
         let ret = if want && ret_ty != CType::Void {
             Some(self.new_temp(&format!("{tmp_prefix}#ret"), ret_ty, pos))
         } else {
