@@ -128,58 +128,7 @@ struct Morris<'a> {
 impl Morris<'_> {
     /// The post-state value of `d`, as a pre-state expression.
     fn value(&mut self, d: &Expr) -> Expr {
-        if d.is_lvalue() {
-            let dl = self.loc(d);
-            return self.rewrite(d, dl);
-        }
-        match &d.kind {
-            ExprKind::AddrOf(l) => Expr {
-                kind: ExprKind::AddrOf(Box::new(self.loc(l))),
-                ty: d.ty.clone(),
-            },
-            ExprKind::Unary(op, a) => Expr {
-                kind: ExprKind::Unary(*op, Box::new(self.value(a))),
-                ty: d.ty.clone(),
-            },
-            ExprKind::Binary(op, a, b) => Expr {
-                kind: ExprKind::Binary(*op, Box::new(self.value(a)), Box::new(self.value(b))),
-                ty: d.ty.clone(),
-            },
-            ExprKind::Cast(a) => Expr {
-                kind: ExprKind::Cast(Box::new(self.value(a))),
-                ty: d.ty.clone(),
-            },
-            ExprKind::Cond(c, a, b) => Expr {
-                kind: ExprKind::Cond(
-                    Box::new(self.value(c)),
-                    Box::new(self.value(a)),
-                    Box::new(self.value(b)),
-                ),
-                ty: d.ty.clone(),
-            },
-            _ => d.clone(),
-        }
-    }
-
-    /// The lvalue `d` with its address computed from post-state values.
-    fn loc(&mut self, d: &Expr) -> Expr {
-        let kind = match &d.kind {
-            ExprKind::Deref(p) => ExprKind::Deref(Box::new(self.value(p))),
-            ExprKind::Field(b, f) => ExprKind::Field(Box::new(self.loc(b)), f.clone()),
-            ExprKind::Index(a, i) => {
-                let a = if matches!(a.ty, CType::Array(..)) {
-                    self.loc(a)
-                } else {
-                    self.value(a)
-                };
-                ExprKind::Index(Box::new(a), Box::new(self.value(i)))
-            }
-            k => k.clone(),
-        };
-        Expr {
-            kind,
-            ty: d.ty.clone(),
-        }
+        map_reads(d, &mut |orig, dl| self.rewrite(orig, dl))
     }
 
     /// Morris's case split for a read of the location `d` (`dl`: its post-state address form).
@@ -326,6 +275,58 @@ impl Morris<'_> {
             }
             _ => None,
         }
+    }
+}
+
+/// `e` with every read of a location replaced by `read(l, l')`, where `l` is the lvalue as
+/// written and `l'` the same lvalue with the reads in its address computation (pointers,
+/// indices) replaced first; addresses themselves (`&l`, the base of `s.f` and of `a[i]` for an
+/// array) are not reads. The one walk over the reads of an expression, for Morris's axiom and
+/// for the substitutions of newton's path formula.
+pub fn map_reads(e: &Expr, read: &mut dyn FnMut(&Expr, Expr) -> Expr) -> Expr {
+    if e.is_lvalue() {
+        let l = map_address(e, read);
+        return read(e, l);
+    }
+    let kind = match &e.kind {
+        ExprKind::AddrOf(l) => ExprKind::AddrOf(Box::new(map_address(l, read))),
+        ExprKind::Unary(op, a) => ExprKind::Unary(*op, Box::new(map_reads(a, read))),
+        ExprKind::Binary(op, a, b) => {
+            let a = map_reads(a, read);
+            ExprKind::Binary(*op, Box::new(a), Box::new(map_reads(b, read)))
+        }
+        ExprKind::Cast(a) => ExprKind::Cast(Box::new(map_reads(a, read))),
+        ExprKind::Cond(c, a, b) => {
+            let c = map_reads(c, read);
+            let a = map_reads(a, read);
+            ExprKind::Cond(Box::new(c), Box::new(a), Box::new(map_reads(b, read)))
+        }
+        _ => return e.clone(),
+    };
+    Expr {
+        kind,
+        ty: e.ty.clone(),
+    }
+}
+
+/// The lvalue `l` with the reads of its address computation replaced ([`map_reads`]).
+fn map_address(l: &Expr, read: &mut dyn FnMut(&Expr, Expr) -> Expr) -> Expr {
+    let kind = match &l.kind {
+        ExprKind::Deref(p) => ExprKind::Deref(Box::new(map_reads(p, read))),
+        ExprKind::Field(b, f) => ExprKind::Field(Box::new(map_address(b, read)), f.clone()),
+        ExprKind::Index(a, i) => {
+            let a = if matches!(a.ty, CType::Array(..)) {
+                map_address(a, read)
+            } else {
+                map_reads(a, read)
+            };
+            ExprKind::Index(Box::new(a), Box::new(map_reads(i, read)))
+        }
+        k => k.clone(),
+    };
+    Expr {
+        kind,
+        ty: l.ty.clone(),
     }
 }
 
