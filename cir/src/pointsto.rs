@@ -741,7 +741,11 @@ fn allocation_wrappers(prog: &Program) -> BTreeMap<FuncId, bool> {
                 break;
             }
         }
-        let uses = |e: &Expr| held.iter().any(|&v| crate::wp::mentions_var(e, v));
+        let uses = |e: &Expr| {
+            let mut hit = false;
+            e.walk(&mut |x| hit |= matches!(x.kind, ExprKind::Var(v) if held.contains(&v)));
+            hit
+        };
         let mut returns = false;
         for e in &f.edges {
             let ok = match &e.kind {
