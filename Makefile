@@ -31,15 +31,17 @@ fmt:
 CORPUS = ../shared/corpus/sv-benchmarks
 TABLE_SETS = $(CORPUS)/locks $(CORPUS)/ntdrivers-simplified $(CORPUS)/loop-acceleration \
   $(CORPUS)/svcomp16-loop-acceleration
-# slam-run once per task of TABLE_SETS: a row per task, then the correct verdicts per set.
+# slam-run once per task of TABLE_SETS: a row per task, then the correct verdicts per set, then
+# the SLAM_BREAKDOWN (default 5) slowest tasks broken down by phase and iteration.
 SLAM_TABLE = if [ -d $(CORPUS) ]; then \
     target/release/slam-bench table $(TABLE_SETS) --cpu-limit $${SLAM_TIMEOUT:-10} \
+      --breakdown $${SLAM_BREAKDOWN:-5} \
       --slam-run $${SLAM_BIN:-target/release/slam-run} -- $${SLAM_ARGS:-}; \
   else echo "SKIP: $(CORPUS) not found"; fi
 
 # Performance of bebop on generated families (a)-(d) at sizes x1, x2, x4: a table on stdout.
 # Then c2bp on the SV-COMP corpus: time, prover queries, share of `*` updates per program.
-# Then the slam-run table (as `make slam-table`).
+# Then the slam-run table (as `make slam-table`), with the slowest tasks broken down by phase.
 bench:
 	scripts/setup.sh
 	cargo build --release -p bebop -p bp-bench
@@ -48,8 +50,9 @@ bench:
 	cargo build --release -p slam-run -p slam-bench
 	@$(SLAM_TABLE)
 
-# slam-run on the SV-COMP corpus: task, expected, verdict, iterations, predicates, seconds
-# (SLAM_TIMEOUT=N changes the per-task limit, default 10 s; SLAM_ARGS adds slam-run options,
+# slam-run on the SV-COMP corpus: task, expected, verdict, iterations, predicates, seconds, then
+# the slowest tasks by phase (SLAM_TIMEOUT=N changes the per-task CPU limit, default 10 s;
+# SLAM_BREAKDOWN=N how many slowest tasks are broken down, default 5; SLAM_ARGS adds slam-run options,
 # e.g. SLAM_ARGS='--constrain off'; SLAM_BIN names another slam-run binary, for an A/B
 # comparison with an older build).
 slam-table:

@@ -95,6 +95,8 @@ pub struct ProcStats {
     pub star_updates: u64,
     /// Wall time of the translation, in seconds.
     pub seconds: f64,
+    /// Solver queries the translation asked (0 when the text was reused).
+    pub queries: u64,
     /// Cube searches stopped by the query limit.
     pub capped: u64,
     /// Cube searches answered from the procedure's memo.
@@ -265,6 +267,7 @@ pub fn translate_all(sh: &Shared<'_>, fids: &[FuncId]) -> Vec<ProcOut> {
 
 fn translate_in(sh: &Shared<'_>, cx: &mut SolverCx<'_>, fid: FuncId) -> ProcOut {
     let start = Instant::now();
+    let queries_before = cx.queries();
     let prog = sh.prog;
     let f = &prog.functions[fid.0 as usize];
     let own = own_preds(sh.preds, f);
@@ -300,6 +303,7 @@ fn translate_in(sh: &Shared<'_>, cx: &mut SolverCx<'_>, fid: FuncId) -> ProcOut 
     };
     let text = cx.procedure();
     cx.stats.seconds = start.elapsed().as_secs_f64();
+    cx.stats.queries = cx.cx.queries() - queries_before;
     cx.stats.capped = cx.search.capped;
     cx.stats.memo_hits = cx.search.memo_hits;
     cx.stats.prior_hits = cx.search.prior_hits;

@@ -163,14 +163,14 @@ impl Output {
         let _ = writeln!(out, "  global enforce: {:.3} s", self.global_seconds);
         let _ = writeln!(
             out,
-            "  {:<32} {:>8} {:>8} {:>9}",
-            "procedure", "updates", "*", "seconds"
+            "  {:<32} {:>8} {:>8} {:>9} {:>9}",
+            "procedure", "updates", "*", "queries", "seconds"
         );
         for p in &self.procs {
             let _ = writeln!(
                 out,
-                "  {:<32} {:>8} {:>8} {:>9.3}",
-                p.name, p.updates, p.star_updates, p.seconds
+                "  {:<32} {:>8} {:>8} {:>9} {:>9.3}",
+                p.name, p.updates, p.star_updates, p.queries, p.seconds
             );
         }
         out

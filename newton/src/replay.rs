@@ -112,17 +112,9 @@ struct Inputs<'a> {
 }
 
 impl Inputs<'_> {
-    /// Loads the values of one fresh value of type `ty` into the queue.
-    fn load(
-        &mut self,
-        q: &mut Queue,
-        ty: &CType,
-        kind: SymKind,
-        what: String,
-        pos: String,
-        step: Option<usize>,
-        local: Option<LocalInit>,
-    ) {
+    /// Loads the values of one fresh value of type `ty` into the queue; `input` says what it
+    /// is (its value is set here).
+    fn load(&mut self, q: &mut Queue, ty: &CType, kind: SymKind, input: Input) {
         let n = draws(self.prog, ty);
         if n == 0 {
             return;
@@ -137,13 +129,7 @@ impl Inputs<'_> {
         // Uninitialised locals are listed only when the path depends on them.
         let listed = !matches!(kind, SymKind::Uninit { .. }) || self.model.contains_key(&kind);
         if matches!(ty, CType::Int(_)) && listed {
-            self.inputs.push(Input {
-                what,
-                pos,
-                value: v,
-                step,
-                local,
-            });
+            self.inputs.push(Input { value: v, ..input });
         }
     }
 
@@ -169,15 +155,14 @@ impl Inputs<'_> {
                 variable: info.name.clone(),
                 entered_at,
             });
-            self.load(
-                q,
-                &info.ty,
-                SymKind::Uninit { act, var: v },
-                format!("initial value of `{}` in `{}`", info.name, f.name),
-                prog.show_pos(info.pos),
-                None,
+            let input = Input {
+                what: format!("initial value of `{}` in `{}`", info.name, f.name),
+                pos: prog.show_pos(info.pos),
+                value: 0,
+                step: None,
                 local,
-            );
+            };
+            self.load(q, &info.ty, SymKind::Uninit { act, var: v }, input);
         }
     }
 }
@@ -227,15 +212,14 @@ pub fn replay(
     let mut q = Queue::default();
     for (i, init) in prog.global_inits.iter().enumerate() {
         if init.value.is_none() {
-            ins.load(
-                &mut q,
-                &init.lhs.ty,
-                SymKind::GlobalInit(i),
-                format!("initial value of `{}`", prog.show_expr(&init.lhs)),
-                prog.show_pos(init.pos),
-                None,
-                None,
-            );
+            let input = Input {
+                what: format!("initial value of `{}`", prog.show_expr(&init.lhs)),
+                pos: prog.show_pos(init.pos),
+                value: 0,
+                step: None,
+                local: None,
+            };
+            ins.load(&mut q, &init.lhs.ty, SymKind::GlobalInit(i), input);
         }
     }
     let Some(first) = path.first() else {
@@ -268,15 +252,16 @@ pub fn replay(
         let e = edge(prog, *s);
         q.values.clear();
         match &e.kind {
-            EdgeKind::Havoc { lhs, .. } => ins.load(
-                &mut q,
-                &lhs.ty,
-                SymKind::Havoc(j),
-                format!("arbitrary value of `{}`", prog.show_expr(lhs)),
-                prog.show_pos(e.pos),
-                Some(j),
-                None,
-            ),
+            EdgeKind::Havoc { lhs, .. } => {
+                let input = Input {
+                    what: format!("arbitrary value of `{}`", prog.show_expr(lhs)),
+                    pos: prog.show_pos(e.pos),
+                    value: 0,
+                    step: Some(j),
+                    local: None,
+                };
+                ins.load(&mut q, &lhs.ty, SymKind::Havoc(j), input);
+            }
             EdgeKind::Call { ret, callee, .. } => {
                 if let Some(b) = crate::symbolic::entered(&pf.acts, &pf.act_of, j) {
                     let g = &prog.functions[pf.acts[b].func.0 as usize];
@@ -288,15 +273,14 @@ pub fn replay(
                         Callee::Nondet(n) | Callee::External(n) => n.clone(),
                         _ => "an unknown function".into(),
                     };
-                    ins.load(
-                        &mut q,
-                        &prog.var(*r).ty,
-                        SymKind::CallResult(j),
-                        format!("{name}() at {}", prog.edge_name(s.edge)),
-                        prog.show_pos(e.pos),
-                        Some(j),
-                        None,
-                    );
+                    let input = Input {
+                        what: format!("{name}() at {}", prog.edge_name(s.edge)),
+                        pos: prog.show_pos(e.pos),
+                        value: 0,
+                        step: Some(j),
+                        local: None,
+                    };
+                    ins.load(&mut q, &prog.var(*r).ty, SymKind::CallResult(j), input);
                 }
             }
             _ => {}

@@ -3,12 +3,15 @@
 //!
 //! - [`tasks`] finds the tasks (SV-COMP `.yml` definitions, C files named
 //!   `*_true-unreach-call*` / `*_false-unreach-call*`, list files) and their expected verdicts.
-//! - [`config`] names the strategy configurations: presets reproducing the paper's columns,
-//!   and matrices of `slam-run` options.
-//! - [`runner`] runs each pair as a separate `slam-run` process under CPU-time and memory
-//!   limits, in parallel, appending one JSON line per finished run (so an interrupted benchmark
+//! - [`config`] names the strategy configurations: points of one schema of strategy
+//!   dimensions (each a `slam-run` option and its values), presets reproducing the paper's
+//!   columns, matrices over dimensions.
+//! - [`runner`] runs each pair as a separate `slam-run` process under CPU-time, wall-clock
+//!   and memory limits, in parallel, appending one JSON line per finished run (so an interrupted benchmark
 //!   resumes), with a progress line on stderr.
 //! - [`results`] owns the row format, the JSON-lines file, the CSV and merging shards.
+//! - [`stats`] reads slam-run's `--stats-json`: the per-phase totals of a row, the
+//!   per-iteration breakdown.
 //! - [`report`] turns rows into the summary tables (Fig. 4's categories and the SV-COMP score),
 //!   the SVG plots and the HTML report.
 //! - [`table`] runs `slam-run` once per task, one at a time, and prints a row per task and the
@@ -18,6 +21,7 @@ pub mod config;
 pub mod report;
 pub mod results;
 pub mod runner;
+pub mod stats;
 pub mod table;
 pub mod tasks;
 
@@ -30,6 +34,10 @@ pub enum BenchError {
     /// A task, list or result file is malformed.
     #[error("{0}")]
     Input(String),
+    /// The command line asks for something that does not exist or cannot be (an unknown
+    /// configuration or dimension, a scatter plot of configurations without results).
+    #[error("{0}")]
+    Usage(String),
 }
 
 impl BenchError {

@@ -1,8 +1,9 @@
 //! The `slam-bench` command: `run` a benchmark, `merge` the results of shards, `report` again from
 //! a results directory, `table` (one run per task, a row per task). Results go to files and the
-//! summary to stdout; progress and errors to stderr. Exit codes: 0 done, 1 usage error, 2 input
-//! error (a missing task set, a malformed list or result file, a results directory that belongs to
-//! another benchmark), 6 internal error.
+//! summary to stdout; progress and errors to stderr. Exit codes: 0 done; 2 a usage error (a bad
+//! flag value such as `--cpu-limit 0`, an unknown preset, dimension or `--scatter`
+//! configuration) or an input error (a missing task set, a malformed list or result file, a
+//! results directory that belongs to another benchmark); 6 internal error.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,8 +16,8 @@ use slam_bench::runner::{self, Meta, RunOptions};
 use slam_bench::{report, table as task_table, tasks};
 
 /// Compare refinement strategies of slam-run on benchmark sets: every (task, configuration)
-/// pair runs as a separate slam-run process under a CPU-time and a memory limit, `--jobs` at a
-/// time. Results: results.jsonl (one line per run, appended as runs finish, so `--resume`
+/// pair runs as a separate slam-run process under a CPU-time, a wall-clock and a memory limit,
+/// `--jobs` at a time. Results: results.jsonl (one line per run, appended as runs finish, so `--resume`
 /// continues an interrupted benchmark), results.csv, summary.md (per configuration: correct
 /// TRUE, correct FALSE, wrong, NDF, timeout/memory, unknown, SV-COMP score), quantile.svg,
 /// scatter.svg and report.html, in `--out`.
@@ -65,12 +66,22 @@ struct TableArgs {
     /// Task sets, as for `run`; the rows follow the order of the sets.
     #[arg(required = true)]
     sets: Vec<PathBuf>,
-    /// Seconds per task (also slam-run's --timeout).
-    #[arg(long = "cpu-limit", value_name = "SECONDS", default_value_t = 10.0)]
+    /// CPU seconds per task (RLIMIT_CPU; a run whose CPU time reaches it is a timeout).
+    #[arg(long = "cpu-limit", value_name = "SECONDS", default_value_t = 10.0, value_parser = seconds)]
     cpu_limit: f64,
+    /// Wall-clock seconds per task, for a run that waits rather than computes (slam-run's
+    /// --timeout; default 3 x the CPU limit + 30).
+    #[arg(long = "wall-limit", value_name = "SECONDS", value_parser = seconds)]
+    wall_limit: Option<f64>,
     /// The slam-run executable (default: the one next to slam-bench, else on PATH).
     #[arg(long = "slam-run", value_name = "PATH")]
     slam_run: Option<PathBuf>,
+    /// After the table, break the N slowest tasks (CPU seconds) down from slam-run's
+    /// statistics: each phase's CPU and wall-clock seconds and share of the run, a line per
+    /// iteration (predicates, c2bp queries and answers found without the solver, bebop's BDD
+    /// nodes, newton's answer, memory), and c2bp's costliest procedures.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    breakdown: usize,
     /// Options added to every slam-run command, after `--`.
     #[arg(last = true, value_name = "SLAM-RUN OPTIONS")]
     slam_args: Vec<String>,
@@ -83,21 +94,26 @@ struct RunArgs {
     /// path per line, relative to the list, `*` wildcards allowed).
     #[arg(required = true)]
     sets: Vec<PathBuf>,
-    /// Named configurations: no-constrain, lazy, eager, fig4 (the three: the Constrain
-    /// paper's Fig. 4), C/3, C/5, C/inf, fig6 (Fig. 6's concrete-prover columns). Default
-    /// fig4 when no configuration is given.
+    /// Named configurations, points of the dimension schema (see --dim): no-constrain,
+    /// lazy, eager (constrain=off|lazy|eager), fig4 (the three: the Constrain paper's Fig. 4),
+    /// C/3, C/5, C/inf (cube=3|5|inf), fig6 (Fig. 6's concrete-prover columns). Default fig4
+    /// when no configuration is given.
     #[arg(long, value_delimiter = ',', value_name = "NAME")]
     preset: Vec<String>,
-    /// A configuration of your own: NAME='slam-run options'.
+    /// A configuration of your own, outside the schema: NAME='slam-run options'.
     #[arg(long = "config", value_name = "NAME=OPTIONS")]
     configs: Vec<String>,
-    /// Matrix: maximum cube lengths (e.g. 1,3,5,inf).
+    #[arg(long = "dim", value_name = "NAME=V1,V2,...", long_help = config::dimensions_help(),
+          help = "Matrix over a strategy dimension (repeatable): cube, constrain, bitvector, \
+                  refine, precision, abstraction (--help: values and slam-run options)")]
+    dims: Vec<String>,
+    /// Matrix shorthand: --dim cube=K,... (maximum cube lengths, e.g. 1,3,5,inf).
     #[arg(long = "cube-len", value_delimiter = ',', value_name = "K")]
     cube_len: Vec<String>,
-    /// Matrix: constrain modes (off,lazy,eager).
+    /// Matrix shorthand: --dim constrain=MODE,... (off,lazy,eager).
     #[arg(long, value_delimiter = ',', value_name = "MODE")]
     constrain: Vec<String>,
-    /// Matrix: bit-precise reasoning off and/or on (e.g. off,on).
+    /// Matrix shorthand: --dim bitvector=off,on (bit-precise reasoning).
     #[arg(long, value_delimiter = ',', value_name = "off|on")]
     bitvector: Vec<String>,
     /// An option added to every configuration's slam-run command (repeatable), e.g.
@@ -110,9 +126,15 @@ struct RunArgs {
     /// Runs at a time (default: the number of cores).
     #[arg(short, long)]
     jobs: Option<usize>,
-    /// CPU seconds per run (also slam-run's --timeout).
-    #[arg(long = "cpu-limit", value_name = "SECONDS", default_value_t = 60.0)]
+    /// CPU seconds per run, enforced as CPU time (RLIMIT_CPU: slam-run stops with UNKNOWN
+    /// (timeout) at the limit, and is killed 2 s later if it does not). A run whose CPU time
+    /// reaches the limit is a timeout, whatever it answered; sleeping is not computing.
+    #[arg(long = "cpu-limit", value_name = "SECONDS", default_value_t = 60.0, value_parser = seconds)]
     cpu_limit: f64,
+    /// Wall-clock seconds per run, for a run that waits rather than computes (passed to
+    /// slam-run as --timeout; killed 5 s later). Default: 3 x the CPU limit + 30.
+    #[arg(long = "wall-limit", value_name = "SECONDS", value_parser = seconds)]
+    wall_limit: Option<f64>,
     /// Memory per run in MiB (address-space limit).
     #[arg(long = "mem-limit", value_name = "MIB", default_value_t = 4096)]
     mem_limit: u64,
@@ -149,6 +171,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("slam-bench: {e:#}");
+            // Usage and input errors alike: the exit code clap gives a bad command line.
             let code = if e.downcast_ref::<slam_bench::BenchError>().is_some() {
                 2
             } else {
@@ -167,13 +190,28 @@ fn default_slam_run() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("slam-run"))
 }
 
-fn scatter_pair(s: Option<&str>) -> anyhow::Result<Option<(String, String)>> {
-    s.map(|s| {
-        s.split_once(',')
-            .map(|(a, b)| (a.trim().to_string(), b.trim().to_string()))
-            .ok_or_else(|| anyhow::anyhow!("--scatter {s}: expected A,B"))
-    })
-    .transpose()
+/// A positive number of seconds (at most ten million: a limit, not a date).
+fn seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if v.is_finite() && v > 0.0 && v <= 1e7 {
+        Ok(v)
+    } else {
+        Err(format!(
+            "`{s}`: expected a positive number of seconds (at most 1e7)"
+        ))
+    }
+}
+
+/// The wall-clock limit: the one given, or a generous multiple of the CPU limit.
+fn wall_limit(given: Option<f64>, cpu_limit: f64) -> f64 {
+    given.unwrap_or(3.0 * cpu_limit + 30.0)
+}
+
+fn usage(msg: String) -> anyhow::Error {
+    slam_bench::BenchError::Usage(msg).into()
 }
 
 fn configs_of(a: &RunArgs) -> anyhow::Result<Vec<Config>> {
@@ -184,17 +222,31 @@ fn configs_of(a: &RunArgs) -> anyhow::Result<Vec<Config>> {
     for c in &a.configs {
         cs.push(config::parse_named(c)?);
     }
-    if !a.cube_len.is_empty() || !a.constrain.is_empty() || !a.bitvector.is_empty() {
+    let mut axes = Vec::new();
+    for d in &a.dims {
+        axes.push(config::parse_dim(d)?);
+    }
+    let trimmed = |vs: &[String]| vs.iter().map(|v| v.trim().to_string()).collect::<Vec<_>>();
+    if !a.cube_len.is_empty() {
+        axes.push(("cube".into(), trimmed(&a.cube_len)));
+    }
+    if !a.constrain.is_empty() {
+        axes.push(("constrain".into(), trimmed(&a.constrain)));
+    }
+    if !a.bitvector.is_empty() {
         let bv = a
             .bitvector
             .iter()
             .map(|s| match s.trim() {
-                "on" | "true" | "yes" => Ok(true),
-                "off" | "false" | "no" => Ok(false),
-                o => Err(anyhow::anyhow!("--bitvector {o}: expected off or on")),
+                "on" | "true" | "yes" => "on".to_string(),
+                "off" | "false" | "no" => "off".to_string(),
+                o => o.to_string(),
             })
-            .collect::<anyhow::Result<Vec<bool>>>()?;
-        cs.extend(config::matrix(&a.cube_len, &a.constrain, &bv));
+            .collect();
+        axes.push(("bitvector".into(), bv));
+    }
+    if !axes.is_empty() {
+        cs.extend(config::matrix(&axes)?);
     }
     if cs.is_empty() {
         cs = config::preset("fig4")?;
@@ -205,7 +257,7 @@ fn configs_of(a: &RunArgs) -> anyhow::Result<Vec<Config>> {
     let mut names = std::collections::BTreeSet::new();
     for c in &cs {
         if !names.insert(c.name.clone()) {
-            anyhow::bail!("configuration `{}` is given twice", c.name);
+            return Err(usage(format!("configuration `{}` is given twice", c.name)));
         }
     }
     Ok(cs)
@@ -213,15 +265,17 @@ fn configs_of(a: &RunArgs) -> anyhow::Result<Vec<Config>> {
 
 fn run(a: RunArgs) -> anyhow::Result<()> {
     let configs = configs_of(&a)?;
+    if let Some(s) = &a.scatter {
+        // Checked before the runs: a typo must not cost a benchmark.
+        let names: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
+        report::scatter_pair(s, &names)?;
+    }
     let (tasks, notes) = tasks::collect(&a.sets)?;
     for n in &notes {
         eprintln!("slam-bench: {n}");
     }
     if tasks.is_empty() {
         return Err(slam_bench::BenchError::Input("no tasks found".into()).into());
-    }
-    if !a.cpu_limit.is_finite() || a.cpu_limit <= 0.0 {
-        anyhow::bail!("--cpu-limit must be positive");
     }
     let opts = RunOptions {
         slam_run: a.slam_run.clone().unwrap_or_else(default_slam_run),
@@ -231,6 +285,7 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
                 .unwrap_or(1)
         }),
         cpu_limit: a.cpu_limit,
+        wall_limit: wall_limit(a.wall_limit, a.cpu_limit),
         mem_limit_mib: a.mem_limit,
         out_dir: a.out.clone(),
         resume: a.resume,
@@ -238,7 +293,8 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
         progress: !a.quiet,
     };
     eprintln!(
-        "slam-bench: {} tasks x {} configurations ({}){}, {} jobs, {} CPU s and {} MiB per run",
+        "slam-bench: {} tasks x {} configurations ({}){}, {} jobs, {} CPU s, {} wall-clock s \
+         and {} MiB per run",
         tasks.len(),
         configs.len(),
         configs
@@ -251,6 +307,7 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
             .unwrap_or_default(),
         opts.jobs,
         opts.cpu_limit,
+        opts.wall_limit,
         opts.mem_limit_mib
     );
     let rows = runner::run_benchmark(&tasks, &configs, &opts)?;
@@ -272,14 +329,9 @@ fn write_reports(
     scatter: Option<&str>,
 ) -> anyhow::Result<()> {
     let configs = report::config_order(rows, preferred);
-    let pair = scatter_pair(scatter)?;
-    if let Some((x, y)) = &pair {
-        for c in [x, y] {
-            if !configs.contains(c) {
-                anyhow::bail!("--scatter: no results for configuration `{c}`");
-            }
-        }
-    }
+    let pair = scatter
+        .map(|s| report::scatter_pair(s, &configs))
+        .transpose()?;
     let info = format!(
         "{} runs, {} configurations, {} CPU s per run",
         rows.len(),
@@ -327,7 +379,9 @@ fn merge(inputs: &[PathBuf], out: &Path, scatter: Option<&str>) -> anyhow::Resul
         sets.push(results::read_jsonl(&file)?);
         if let Some(m) = read_meta(&dir) {
             if let Some(first) = metas.first()
-                && (first.configs != m.configs || first.cpu_limit != m.cpu_limit)
+                && (first.configs != m.configs
+                    || first.cpu_limit != m.cpu_limit
+                    || first.wall_limit != m.wall_limit)
             {
                 return Err(slam_bench::BenchError::Input(format!(
                     "{}: another benchmark (configurations or limits differ)",
@@ -342,7 +396,10 @@ fn merge(inputs: &[PathBuf], out: &Path, scatter: Option<&str>) -> anyhow::Resul
     std::fs::create_dir_all(out).with_context(|| out.display().to_string())?;
     let jsonl = out.join("results.jsonl");
     if jsonl.exists() {
-        anyhow::bail!("{} exists: merge into a new directory", jsonl.display());
+        return Err(usage(format!(
+            "{} exists: merge into a new directory",
+            jsonl.display()
+        )));
     }
     let mut app = results::Appender::open(&jsonl)?;
     for r in &rows {
@@ -378,9 +435,6 @@ fn report_again(dir: &Path, scatter: Option<&str>) -> anyhow::Result<()> {
 }
 
 fn table(a: TableArgs) -> anyhow::Result<()> {
-    if !a.cpu_limit.is_finite() || a.cpu_limit <= 0.0 {
-        anyhow::bail!("--cpu-limit must be positive");
-    }
     let mut all = Vec::new();
     for set in &a.sets {
         let (tasks, notes) = tasks::collect(std::slice::from_ref(set))?;
@@ -396,9 +450,11 @@ fn table(a: TableArgs) -> anyhow::Result<()> {
     let opts = task_table::TableOptions {
         slam_run: a.slam_run.unwrap_or_else(default_slam_run),
         cpu_limit: a.cpu_limit,
+        wall_limit: wall_limit(a.wall_limit, a.cpu_limit),
         slam_args: a.slam_args,
     };
-    let counts = task_table::run_table(&all, &opts, &mut std::io::stdout().lock())?;
+    let (counts, runs) = task_table::run_table(&all, &opts, &mut std::io::stdout().lock())?;
     print!("{}", task_table::footer(&counts, &opts));
+    print!("{}", task_table::breakdown(&runs, a.breakdown));
     Ok(())
 }

@@ -86,6 +86,29 @@ const COLUMN_NAMES: [&str; 8] = [
     "no expectation",
 ];
 
+/// The two configurations of a scatter plot, written `A,B`. Configuration names may contain
+/// commas (`cube=3,constrain=lazy`): the split is the one comma where both sides name one of
+/// `configs`.
+pub fn scatter_pair(spec: &str, configs: &[String]) -> Result<(String, String), BenchError> {
+    let known = |s: &str| configs.iter().any(|c| c == s.trim());
+    let splits: Vec<(String, String)> = spec
+        .match_indices(',')
+        .map(|(i, _)| (spec[..i].trim(), spec[i + 1..].trim()))
+        .filter(|(a, b)| known(a) && known(b))
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    match splits.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(BenchError::Usage(format!(
+            "--scatter {spec}: expected two of the configurations, A,B ({})",
+            configs.join("; ")
+        ))),
+        _ => Err(BenchError::Usage(format!(
+            "--scatter {spec}: ambiguous, several splits name two configurations"
+        ))),
+    }
+}
+
 /// The configurations in the order of their first row.
 pub fn config_order(rows: &[Row], preferred: &[String]) -> Vec<String> {
     let mut out: Vec<String> = preferred
@@ -517,4 +540,34 @@ pub fn write_all(
     }
     write("report.html", &html(&sum, &q, sc.as_deref(), info))?;
     Ok(sum)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scatter_pairs_split_where_both_names_exist() {
+        let cs: Vec<String> = ["cube=1,constrain=lazy", "cube=3,constrain=lazy", "lazy"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            scatter_pair("cube=1,constrain=lazy,cube=3,constrain=lazy", &cs).unwrap(),
+            (
+                "cube=1,constrain=lazy".to_string(),
+                "cube=3,constrain=lazy".to_string()
+            )
+        );
+        assert_eq!(
+            scatter_pair("lazy, cube=3,constrain=lazy", &cs).unwrap().0,
+            "lazy"
+        );
+        for bad in ["lazy", "lazy,eager", "", "lazy,lazy,lazy"] {
+            assert!(
+                matches!(scatter_pair(bad, &cs), Err(BenchError::Usage(_))),
+                "{bad}"
+            );
+        }
+    }
 }

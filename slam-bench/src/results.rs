@@ -13,6 +13,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::BenchError;
+use crate::stats::Phases;
 
 /// What a run's outcome counts as (the rows of the Constrain paper's Fig. 4, with SV-COMP's
 /// correct/wrong split).
@@ -31,7 +32,8 @@ pub enum Status {
     Unchecked,
     /// UNKNOWN because refinement found no difference (NDF).
     Ndf,
-    /// Out of time (slam-run's own timeout, or the CPU limit).
+    /// Out of time: the CPU limit reached (measured, or SIGXCPU), or the wall-clock limit
+    /// ([`End::limit`]).
     Timeout,
     /// Out of memory.
     Memory,
@@ -96,13 +98,13 @@ impl Status {
 }
 
 /// The status of a verdict line (`None`: no verdict line) given the expected verdict
-/// (`Some(true)`: unreachable error) and how the process ended.
-pub fn classify(
-    verdict: Option<&str>,
-    expected: Option<bool>,
-    end: &End,
-    cpu_limit: f64,
-) -> Status {
+/// (`Some(true)`: unreachable error) and how the process ended. A run that reached a time
+/// limit ([`End::limit`]) is a timeout whatever it answered (as in BenchExec: an answer after
+/// the limit does not count).
+pub fn classify(verdict: Option<&str>, expected: Option<bool>, end: &End) -> Status {
+    if end.limit.is_some() {
+        return Status::Timeout;
+    }
     let v = verdict.unwrap_or("").trim();
     let check = |said_safe: bool| match expected {
         None => Status::Unchecked,
@@ -138,13 +140,33 @@ pub fn classify(
         };
     }
     // No verdict: how did the process end?
-    if end.killed_for_time || end.cpu_seconds >= cpu_limit {
+    if end.killed_for_time {
         return Status::Timeout;
     }
     if end.out_of_memory {
         return Status::Memory;
     }
     Status::Error
+}
+
+/// A time limit of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimeLimit {
+    /// The CPU-time limit.
+    Cpu,
+    /// The wall-clock limit.
+    Wall,
+}
+
+impl TimeLimit {
+    /// `cpu` or `wall` (as in JSON and CSV).
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeLimit::Cpu => "cpu",
+            TimeLimit::Wall => "wall",
+        }
+    }
 }
 
 /// How a `slam-run` process ended.
@@ -160,8 +182,11 @@ pub struct End {
     pub wall_seconds: f64,
     /// Peak resident memory in MiB.
     pub peak_mem_mib: f64,
-    /// Killed by the runner or the CPU rlimit for exceeding its time.
+    /// Killed by the runner for exceeding the wall-clock limit.
     pub killed_for_time: bool,
+    /// The time limit the run reached, if any (then its status is `timeout`).
+    #[serde(default)]
+    pub limit: Option<TimeLimit>,
     /// An allocation failed (the memory limit).
     pub out_of_memory: bool,
 }
@@ -185,7 +210,8 @@ pub struct Row {
     pub status: Status,
     /// How the process ended, with its CPU time, wall time and peak memory.
     pub end: End,
-    /// Refinement iterations (from `--stats-json`, when written).
+    /// Refinement iterations (from `--stats-json`, when written; constrain alternations not
+    /// counted).
     pub iterations: Option<u64>,
     /// Final predicates.
     pub predicates: Option<u64>,
@@ -197,12 +223,16 @@ pub struct Row {
     pub ndf: Option<u64>,
     /// c2bp's prover queries.
     pub prover_queries: Option<u64>,
-    /// The last line of stderr when the run ended without a verdict.
+    /// The per-phase totals (from `--stats-json`, when written; absent in `/1` rows).
+    #[serde(default)]
+    pub phases: Option<Phases>,
+    /// Why a run ended without a verdict: a command-line error, else the last line of stderr.
     pub note: String,
 }
 
-/// The format tag of a row.
-pub const ROW_FORMAT: &str = "slam-bench-row/1";
+/// The format tag of a row (`slam-bench-row/1` rows, without the phases and the time limit,
+/// are read too).
+pub const ROW_FORMAT: &str = "slam-bench-row/2";
 
 /// Reads a JSON-lines file (see the module doc for a truncated last line).
 pub fn read_jsonl(path: &Path) -> Result<Vec<Row>, BenchError> {
@@ -300,9 +330,17 @@ fn opt<T: ToString>(v: &Option<T>) -> String {
 pub fn csv(rows: &[Row]) -> String {
     let mut s = String::from(
         "task,set,config,expected,verdict,status,cpu_s,wall_s,peak_mem_mib,exit_code,signal,\
-         iterations,predicates,constraints,constrain_calls,ndf,prover_queries\n",
+         limit,iterations,predicates,constraints,constrain_calls,ndf,prover_queries,\
+         c2bp_cpu_s,bebop_cpu_s,newton_cpu_s,constrain_cpu_s,\
+         c2bp_s,bebop_s,newton_s,constrain_s,stopped_in\n",
     );
     for r in rows {
+        let ph = |f: fn(&Phases) -> f64| {
+            r.phases
+                .as_ref()
+                .map(|p| format!("{:.3}", f(p)))
+                .unwrap_or_default()
+        };
         let fields = [
             csv_field(&r.task),
             csv_field(&r.set),
@@ -315,12 +353,27 @@ pub fn csv(rows: &[Row]) -> String {
             format!("{:.1}", r.end.peak_mem_mib),
             opt(&r.end.exit_code),
             opt(&r.end.signal),
+            r.end.limit.map(TimeLimit::name).unwrap_or("").to_string(),
             opt(&r.iterations),
             opt(&r.predicates),
             opt(&r.constraints),
             opt(&r.constrain_calls),
             opt(&r.ndf),
             opt(&r.prover_queries),
+            ph(|p| p.c2bp_cpu_s),
+            ph(|p| p.bebop_cpu_s),
+            ph(|p| p.newton_cpu_s),
+            ph(|p| p.constrain_cpu_s),
+            ph(|p| p.c2bp_s),
+            ph(|p| p.bebop_s),
+            ph(|p| p.newton_s),
+            ph(|p| p.constrain_s),
+            csv_field(
+                r.phases
+                    .as_ref()
+                    .and_then(|p| p.stopped_in.as_deref())
+                    .unwrap_or(""),
+            ),
         ];
         s.push_str(&fields.join(","));
         s.push('\n');
@@ -335,32 +388,26 @@ mod tests {
     #[test]
     fn statuses() {
         let e = End::default();
+        assert_eq!(classify(Some("TRUE"), Some(true), &e), Status::CorrectTrue);
+        assert_eq!(classify(Some("TRUE"), Some(false), &e), Status::WrongTrue);
         assert_eq!(
-            classify(Some("TRUE"), Some(true), &e, 9.0),
-            Status::CorrectTrue
-        );
-        assert_eq!(
-            classify(Some("TRUE"), Some(false), &e, 9.0),
-            Status::WrongTrue
-        );
-        assert_eq!(
-            classify(Some("FALSE(unreach-call)"), Some(true), &e, 9.0),
+            classify(Some("FALSE(unreach-call)"), Some(true), &e),
             Status::WrongFalse
         );
         assert_eq!(
-            classify(Some("FALSE(unreach-call)"), None, &e, 9.0),
+            classify(Some("FALSE(unreach-call)"), None, &e),
             Status::Unchecked
         );
         assert_eq!(
-            classify(Some("UNKNOWN (no difference found)"), Some(true), &e, 9.0),
+            classify(Some("UNKNOWN (no difference found)"), Some(true), &e),
             Status::Ndf
         );
         assert_eq!(
-            classify(Some("UNKNOWN (timeout)"), Some(true), &e, 9.0),
+            classify(Some("UNKNOWN (timeout)"), Some(true), &e),
             Status::Timeout
         );
         assert_eq!(
-            classify(Some("UNKNOWN (iterations)"), Some(true), &e, 9.0),
+            classify(Some("UNKNOWN (iterations)"), Some(true), &e),
             Status::Unknown
         );
         let killed = End {
@@ -368,14 +415,23 @@ mod tests {
             killed_for_time: true,
             ..End::default()
         };
-        assert_eq!(classify(None, Some(true), &killed, 9.0), Status::Timeout);
+        assert_eq!(classify(None, Some(true), &killed), Status::Timeout);
         let oom = End {
             signal: Some(6),
             out_of_memory: true,
             ..End::default()
         };
-        assert_eq!(classify(None, Some(true), &oom, 9.0), Status::Memory);
-        assert_eq!(classify(None, Some(true), &e, 9.0), Status::Error);
+        assert_eq!(classify(None, Some(true), &oom), Status::Memory);
+        assert_eq!(classify(None, Some(true), &e), Status::Error);
+        // An answer at or after a time limit does not count.
+        for limit in [TimeLimit::Cpu, TimeLimit::Wall] {
+            let late = End {
+                limit: Some(limit),
+                ..End::default()
+            };
+            assert_eq!(classify(Some("TRUE"), Some(true), &late), Status::Timeout);
+            assert_eq!(classify(None, Some(true), &late), Status::Timeout);
+        }
         assert_eq!(
             Status::ALL.iter().map(|s| s.score()).sum::<i64>(),
             2 + 1 - 16 - 32

@@ -1,8 +1,15 @@
 //! Running the benchmark: every (task, configuration) pair as a separate `slam-run` process,
 //! `jobs` at a time, each under limits:
-//! - CPU time: `slam-run --timeout LIMIT` ends the run itself with `UNKNOWN (timeout)`; the
-//!   `RLIMIT_CPU` of the process (LIMIT + 2 s) and a wall-clock guard (2 × LIMIT + 10 s, for a
-//!   process that sleeps) end it otherwise.
+//! - CPU time, as CPU time: the soft `RLIMIT_CPU` of the process is the limit rounded up to a
+//!   whole second (the kernel's unit), where the kernel sends SIGXCPU — `slam-run` catches it
+//!   and ends with `UNKNOWN (timeout)` and its statistics — and the hard limit 2 s later kills
+//!   a process that does not stop. A run is a timeout when its CPU time, measured by `wait4`,
+//!   reached the limit (whatever it answered, as in BenchExec), or SIGXCPU ended it.
+//! - wall-clock time, a separate and generous limit (for a process that sleeps or waits):
+//!   passed to `slam-run` as `--timeout`, so that slam-run stops itself there with its
+//!   statistics, and enforced with SIGKILL a few seconds later. Not the CPU limit: `--timeout`
+//!   is wall-clock time, which a loaded machine stretches (a run of 1.98 s CPU took 3.08 s of
+//!   wall-clock time), and a run is not to be charged for the machine's load.
 //! - memory: `RLIMIT_AS`; an allocation failure counts as `memory`.
 //!
 //! CPU time and peak memory are the process's own (`wait4`'s resource usage). Each finished run
@@ -25,8 +32,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::BenchError;
-use crate::config::Config;
-use crate::results::{self, End, ROW_FORMAT, Row};
+use crate::config::{Config, DimensionRecord};
+use crate::results::{self, End, ROW_FORMAT, Row, TimeLimit};
+use crate::stats::RunStats;
 use crate::tasks::Task;
 
 /// How to run a benchmark.
@@ -38,6 +46,8 @@ pub struct RunOptions {
     pub jobs: usize,
     /// CPU seconds per run.
     pub cpu_limit: f64,
+    /// Wall-clock seconds per run (`slam-run --timeout`).
+    pub wall_limit: f64,
     /// Address-space limit per run, in MiB.
     pub mem_limit_mib: u64,
     /// Where `results.jsonl`, `bench.json` and the reports go.
@@ -50,15 +60,25 @@ pub struct RunOptions {
     pub progress: bool,
 }
 
+/// The format tag of `bench.json`.
+pub const META_FORMAT: &str = "slam-bench/2";
+
 /// What identifies a benchmark in its output directory (`bench.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Meta {
-    /// `slam-bench/1`.
+    /// `slam-bench/2` (`/1` had no wall-clock limit).
     pub format: String,
     /// The configurations.
     pub configs: Vec<Config>,
+    /// The strategy dimensions the configurations set, with the `slam-run` option of each
+    /// (a `--resume` must mean the same options by the same names).
+    #[serde(default)]
+    pub schema: Vec<DimensionRecord>,
     /// CPU seconds per run.
     pub cpu_limit: f64,
+    /// Wall-clock seconds per run.
+    #[serde(default)]
+    pub wall_limit: f64,
     /// MiB per run.
     pub mem_limit_mib: u64,
     /// The shard, if any.
@@ -101,9 +121,11 @@ pub fn run_benchmark(
     let jsonl = out.join("results.jsonl");
     let meta_path = out.join("bench.json");
     let meta = Meta {
-        format: "slam-bench/1".into(),
+        format: META_FORMAT.into(),
         configs: configs.to_vec(),
+        schema: crate::config::schema_of(configs),
         cpu_limit: opts.cpu_limit,
+        wall_limit: opts.wall_limit,
         mem_limit_mib: opts.mem_limit_mib,
         shard: opts.shard,
     };
@@ -113,10 +135,19 @@ pub fn run_benchmark(
         if let Ok(text) = std::fs::read_to_string(&meta_path) {
             let old: Meta = serde_json::from_str(&text)
                 .map_err(|e| BenchError::Input(format!("{}: {e}", meta_path.display())))?;
+            if old.format != meta.format {
+                return Err(BenchError::Input(format!(
+                    "{}: written by another version of slam-bench ({}, this one writes {}): \
+                     start the benchmark again in another --out",
+                    meta_path.display(),
+                    old.format,
+                    meta.format
+                )));
+            }
             if old != meta {
                 return Err(BenchError::Input(format!(
-                    "{}: --resume needs the same configurations, limits and shard as the \
-                     interrupted benchmark",
+                    "{}: --resume needs the same configurations (and the same meaning of \
+                     their dimensions), limits and shard as the interrupted benchmark",
                     out.display()
                 )));
             }
@@ -284,6 +315,8 @@ pub struct Captured {
     pub row: Row,
     /// `slam-run`'s standard output.
     pub stdout: String,
+    /// Its `--stats-json`, when it wrote one.
+    pub stats: Option<RunStats>,
 }
 
 /// Runs one pair as [`run_one`] does, keeping `slam-run`'s standard output. `k` names its
@@ -322,29 +355,16 @@ pub fn run_captured(
     end.out_of_memory = ["memory allocation of", "out of memory", "std::bad_alloc"]
         .iter()
         .any(|p| stderr.contains(p));
-    let status = results::classify(verdict.as_deref(), task.expected, &end, opts.cpu_limit);
-    let st: Option<serde_json::Value> = std::fs::read_to_string(&stats)
+    end.limit = time_limit(&end, verdict.as_deref(), opts);
+    let status = results::classify(verdict.as_deref(), task.expected, &end);
+    let st = std::fs::read_to_string(&stats)
         .ok()
-        .and_then(|t| serde_json::from_str(&t).ok());
-    let num = |key: &str| {
-        st.as_ref()
-            .and_then(|v| v.get(key))
-            .and_then(|v| v.as_u64())
-    };
-    let iterations = st
-        .as_ref()
-        .and_then(|v| v.get("iterations"))
-        .and_then(|v| v.as_array())
-        .map(|a| a.len() as u64);
+        .and_then(|t| RunStats::parse(&t));
+    let num = |f: fn(&RunStats) -> Option<u64>| st.as_ref().and_then(f);
     let note = if let Some(e) = spawn_error {
         e
     } else if verdict.is_none() {
-        let last = stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        last.chars().take(300).collect()
+        error_note(&stderr)
     } else {
         String::new()
     };
@@ -360,16 +380,56 @@ pub fn run_captured(
         verdict: verdict.unwrap_or_default(),
         status,
         end,
-        iterations,
-        predicates: num("predicates"),
-        constraints: num("constraints"),
-        constrain_calls: num("constrain_calls"),
-        ndf: num("ndf"),
-        prover_queries: num("prover_queries"),
+        iterations: st.as_ref().map(RunStats::iteration_count),
+        predicates: num(|s| s.predicates),
+        constraints: num(|s| s.constraints),
+        constrain_calls: num(|s| s.constrain_calls),
+        ndf: num(|s| s.ndf),
+        prover_queries: num(|s| s.prover_queries),
+        phases: st.as_ref().map(RunStats::phases),
         note,
     };
-    Captured { row, stdout }
+    Captured {
+        row,
+        stdout,
+        stats: st,
+    }
 }
+
+/// What a run without a verdict says about why: the first line of a command-line error (as
+/// clap writes it: `error: unexpected argument '--refine' found`), else the last line of
+/// stderr; at most 300 characters.
+fn error_note(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .or_else(|| stderr.lines().rev().find(|l| !l.trim().is_empty()))
+        .unwrap_or("");
+    line.trim().chars().take(300).collect()
+}
+
+/// Which time limit the run reached (module doc): the CPU limit when its CPU time reached it
+/// or SIGXCPU ended it; the wall-clock limit when it ran that long, was killed for it, or
+/// slam-run stopped itself at its `--timeout` (the wall-clock limit) with CPU time to spare.
+pub fn time_limit(end: &End, verdict: Option<&str>, opts: &RunOptions) -> Option<TimeLimit> {
+    if end.cpu_seconds >= opts.cpu_limit || end.signal == Some(libc::SIGXCPU) {
+        Some(TimeLimit::Cpu)
+    } else if end.killed_for_time
+        || end.wall_seconds >= opts.wall_limit
+        || verdict.is_some_and(|v| v.starts_with("UNKNOWN (timeout"))
+    {
+        Some(TimeLimit::Wall)
+    } else {
+        None
+    }
+}
+
+/// Seconds after the wall-clock limit before a run that did not stop itself is killed.
+const WALL_GRACE: f64 = 5.0;
+
+/// Seconds between the soft CPU limit (SIGXCPU) and the hard one (SIGKILL): time for slam-run
+/// to write its statistics.
+const CPU_GRACE: libc::rlim_t = 2;
 
 /// Spawns `slam-run` with the limits and waits for it (see the module doc).
 fn execute(
@@ -385,7 +445,7 @@ fn execute(
     let mut cmd = Command::new(&opts.slam_run);
     cmd.args(&config.args)
         .arg("--timeout")
-        .arg(format!("{}", opts.cpu_limit))
+        .arg(format!("{}", opts.wall_limit))
         .arg("--stats-json")
         .arg(stats)
         .arg(&task.path)
@@ -396,8 +456,8 @@ fn execute(
     let mem = opts.mem_limit_mib.saturating_mul(1 << 20) as libc::rlim_t;
     let limits = move || {
         let cpu_lim = libc::rlimit {
-            rlim_cur: cpu + 2,
-            rlim_max: cpu + 4,
+            rlim_cur: cpu,
+            rlim_max: cpu + CPU_GRACE,
         };
         let mem_lim = libc::rlimit {
             rlim_cur: mem,
@@ -421,7 +481,7 @@ fn execute(
     let start = Instant::now();
     let child = cmd.spawn()?;
     let pid = child.id() as libc::pid_t;
-    let wall_limit = Duration::from_secs_f64(2.0 * opts.cpu_limit + 10.0);
+    let wall_limit = Duration::from_secs_f64(opts.wall_limit + WALL_GRACE);
     let mut killed = false;
     let mut status: libc::c_int = 0;
     // SAFETY: a zeroed rusage is a valid value of this plain C struct.
@@ -454,7 +514,8 @@ fn execute(
         cpu_seconds: tv(usage.ru_utime) + tv(usage.ru_stime),
         wall_seconds: start.elapsed().as_secs_f64(),
         peak_mem_mib: usage.ru_maxrss as f64 / 1024.0,
-        killed_for_time: killed || signal == Some(libc::SIGXCPU),
+        killed_for_time: killed,
+        limit: None,
         out_of_memory: false,
     })
 }
@@ -462,6 +523,53 @@ fn execute(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_limits() {
+        let opts = RunOptions {
+            slam_run: PathBuf::from("slam-run"),
+            jobs: 1,
+            cpu_limit: 3.0,
+            wall_limit: 39.0,
+            mem_limit_mib: 0,
+            out_dir: PathBuf::new(),
+            resume: false,
+            shard: None,
+            progress: false,
+        };
+        let end = |cpu: f64, wall: f64| End {
+            cpu_seconds: cpu,
+            wall_seconds: wall,
+            ..End::default()
+        };
+        // Sleeping past the CPU limit is no timeout; computing up to it is.
+        assert_eq!(time_limit(&end(1.98, 3.08), Some("TRUE"), &opts), None);
+        assert_eq!(time_limit(&end(0.01, 5.0), Some("TRUE"), &opts), None);
+        assert_eq!(
+            time_limit(&end(3.0, 3.1), Some("TRUE"), &opts),
+            Some(TimeLimit::Cpu)
+        );
+        let xcpu = End {
+            signal: Some(libc::SIGXCPU),
+            ..end(2.99, 3.0)
+        };
+        assert_eq!(time_limit(&xcpu, None, &opts), Some(TimeLimit::Cpu));
+        assert_eq!(
+            time_limit(&end(0.5, 39.0), Some("UNKNOWN (timeout)"), &opts),
+            Some(TimeLimit::Wall)
+        );
+        let guarded = End {
+            killed_for_time: true,
+            signal: Some(libc::SIGKILL),
+            ..end(0.5, 44.0)
+        };
+        assert_eq!(time_limit(&guarded, None, &opts), Some(TimeLimit::Wall));
+        assert_eq!(
+            error_note("error: unexpected argument '--refine' found\n\nUsage: x\n\nFor more"),
+            "error: unexpected argument '--refine' found"
+        );
+        assert_eq!(error_note("a\nslam-run: boom\n\n"), "slam-run: boom");
+    }
 
     #[test]
     fn shards_partition_the_pairs() {

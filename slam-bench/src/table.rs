@@ -6,6 +6,10 @@
 //!
 //! A verdict is `correct` when it is the expected one, `WRONG` when it is TRUE or FALSE and not
 //! the expected one (also when the task expects nothing), `unknown` otherwise.
+//!
+//! With `--breakdown N`, the N slowest tasks (CPU seconds) follow, each broken down from
+//! slam-run's `--stats-json` ([`breakdown`]): CPU and wall-clock seconds per phase and their
+//! share of the run, a line per round of the loop, and c2bp's costliest procedures.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,6 +17,7 @@ use std::path::PathBuf;
 use crate::BenchError;
 use crate::config::Config;
 use crate::runner::{self, Captured, RunOptions};
+use crate::stats::RunStats;
 use crate::tasks::Task;
 
 /// How the table's runs are made.
@@ -20,8 +25,10 @@ use crate::tasks::Task;
 pub struct TableOptions {
     /// The `slam-run` executable.
     pub slam_run: PathBuf,
-    /// Seconds per task (`slam-run --timeout`; the runner's CPU-time limit is a little more).
+    /// CPU seconds per task.
     pub cpu_limit: f64,
+    /// Wall-clock seconds per task (`slam-run --timeout`).
+    pub wall_limit: f64,
     /// Options added to every `slam-run` command.
     pub slam_args: Vec<String>,
 }
@@ -109,19 +116,37 @@ pub struct SetCount {
     pub wrong: usize,
 }
 
+/// What the breakdown needs of a task's run.
+#[derive(Debug, Clone)]
+pub struct TaskRun {
+    /// The task.
+    pub task: String,
+    /// The verdict line.
+    pub verdict: String,
+    /// CPU seconds of the process (`wait4`).
+    pub cpu: f64,
+    /// Wall-clock seconds.
+    pub wall: f64,
+    /// Peak resident memory, MiB.
+    pub peak_mib: f64,
+    /// slam-run's statistics, when it wrote them.
+    pub stats: Option<RunStats>,
+}
+
 /// Runs `slam-run` on every task, in order, writing the header and each row to `out` as it
-/// finishes; returns the counts per set, in the order the sets first appear.
+/// finishes; returns the counts per set, in the order the sets first appear, and the runs.
 pub fn run_table(
     tasks: &[Task],
     opts: &TableOptions,
     out: &mut dyn Write,
-) -> Result<Vec<SetCount>, BenchError> {
+) -> Result<(Vec<SetCount>, Vec<TaskRun>), BenchError> {
     let scratch = std::env::temp_dir().join(format!("slam-bench-table-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| BenchError::io(&scratch, e))?;
     let run_opts = RunOptions {
         slam_run: opts.slam_run.clone(),
         jobs: 1,
         cpu_limit: opts.cpu_limit,
+        wall_limit: opts.wall_limit,
         mem_limit_mib: 0,
         out_dir: scratch.clone(),
         resume: false,
@@ -130,17 +155,27 @@ pub fn run_table(
     };
     let config = Config {
         name: "table".into(),
+        point: Vec::new(),
         args: opts.slam_args.clone(),
     };
     let io = |e| BenchError::Io("stdout".into(), e);
     writeln!(out, "{}", header()).map_err(io)?;
     let mut counts: Vec<SetCount> = Vec::new();
+    let mut runs = Vec::new();
     for (k, task) in tasks.iter().enumerate() {
         let run = runner::run_captured(task, &config, &run_opts, &scratch, k);
         let line = row(task, &run);
         writeln!(out, "{line}").map_err(io)?;
         out.flush().map_err(io)?;
         let verdict = run.stdout.lines().next().unwrap_or("");
+        runs.push(TaskRun {
+            task: task.id.clone(),
+            verdict: verdict.to_string(),
+            cpu: run.row.end.cpu_seconds,
+            wall: run.row.end.wall_seconds,
+            peak_mib: run.row.end.peak_mem_mib,
+            stats: run.stats.clone(),
+        });
         let i = match counts.iter().position(|c| c.set == task.set) {
             Some(i) => i,
             None => {
@@ -160,7 +195,166 @@ pub fn run_table(
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    Ok(counts)
+    Ok((counts, runs))
+}
+
+/// The breakdown of the `n` slowest runs (CPU seconds; see the module doc).
+pub fn breakdown(runs: &[TaskRun], n: usize) -> String {
+    let mut order: Vec<&TaskRun> = runs.iter().collect();
+    order.sort_by(|a, b| b.cpu.total_cmp(&a.cpu).then_with(|| a.task.cmp(&b.task)));
+    order.truncate(n);
+    if order.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "\nBreakdown of the {} slowest task{} (CPU seconds):\n",
+        order.len(),
+        if order.len() == 1 { "" } else { "s" }
+    );
+    for r in order {
+        s.push('\n');
+        s.push_str(&task_breakdown(r));
+    }
+    s
+}
+
+/// One run's breakdown.
+fn task_breakdown(r: &TaskRun) -> String {
+    let mut s = format!(
+        "{}: {:.2} CPU s, {:.2} wall-clock s, {:.1} MiB peak, {}",
+        r.task,
+        r.cpu,
+        r.wall,
+        r.peak_mib,
+        if r.verdict.is_empty() {
+            "no verdict"
+        } else {
+            &r.verdict
+        }
+    );
+    let Some(st) = &r.stats else {
+        s.push_str("\n  (no statistics: slam-run wrote no --stats-json)\n");
+        return s;
+    };
+    s.push_str(&format!(
+        ", {} iterations, {} predicates",
+        st.iteration_count(),
+        st.predicates.unwrap_or(0)
+    ));
+    if let Some(p) = &st.stopped_in {
+        s.push_str(&format!(", stopped in {p}"));
+    }
+    s.push('\n');
+    let p = st.phases();
+    let share = |cpu: f64| {
+        if r.cpu > 0.0 {
+            format!("{:>5.0}%", 100.0 * cpu / r.cpu)
+        } else {
+            "    -".into()
+        }
+    };
+    s.push_str("  phase        cpu-s   wall-s  share\n");
+    let phases = [
+        ("c2bp", p.c2bp_cpu_s, p.c2bp_s),
+        ("bebop", p.bebop_cpu_s, p.bebop_s),
+        ("newton", p.newton_cpu_s, p.newton_s),
+        ("constrain", p.constrain_cpu_s, p.constrain_s),
+    ];
+    for (name, cpu, wall) in phases {
+        s.push_str(&format!(
+            "  {name:<10} {cpu:>7.2} {wall:>8.2} {}\n",
+            share(cpu)
+        ));
+    }
+    let rest = r.cpu - phases.iter().map(|(_, c, _)| c).sum::<f64>();
+    s.push_str(&format!(
+        "  {:<10} {:>7.2} {:>8} {}  (parsing, lowering, set-up)\n",
+        "other",
+        rest.max(0.0),
+        "",
+        share(rest.max(0.0))
+    ));
+    s.push_str(&rounds_table(st));
+    s.push_str(&costliest_procedures(st, 5));
+    s
+}
+
+/// A line per round: predicates, c2bp (CPU s, queries, answers found without the solver),
+/// bebop (CPU s, peak live BDD nodes), newton (CPU s, answer), constrain, memory.
+fn rounds_table(st: &RunStats) -> String {
+    let mut s = format!(
+        "  {:>4} {:>3} {:>5} {:>4} {:>7} {:>8} {:>6} {:>7} {:>9} {:>8} {:<10} {:>7} {:>7}\n",
+        "iter",
+        "alt",
+        "preds",
+        "+new",
+        "c2bp-s",
+        "queries",
+        "hits",
+        "bebop-s",
+        "bdd-nodes",
+        "newton-s",
+        "outcome",
+        "constr-s",
+        "rss-MiB"
+    );
+    for i in &st.iterations {
+        let hits = i.c2bp.as_ref().map(|c| c.hits()).unwrap_or(0);
+        let nodes = i
+            .bebop
+            .as_ref()
+            .map(|b| b.peak_live_nodes.to_string())
+            .unwrap_or_else(|| "-".into());
+        let outcome = if i.outcome.is_empty() {
+            "(cut)"
+        } else {
+            &i.outcome
+        };
+        s.push_str(&format!(
+            "  {:>4} {:>3} {:>5} {:>4} {:>7.2} {:>8} {:>6} {:>7.2} {:>9} {:>8.2} {:<10} {:>7.2} {:>7.1}\n",
+            i.index,
+            i.alternation,
+            i.predicates,
+            i.predicates_added,
+            i.time.c2bp_cpu_seconds,
+            i.prover_queries,
+            hits,
+            i.time.bebop_cpu_seconds,
+            nodes,
+            i.time.newton_cpu_seconds,
+            outcome,
+            i.time.constrain_cpu_seconds,
+            i.peak_rss_mib
+        ));
+    }
+    s
+}
+
+/// c2bp's `k` costliest procedures over all rounds (wall-clock seconds of their
+/// translations, queries), empty without per-procedure records.
+fn costliest_procedures(st: &RunStats, k: usize) -> String {
+    let mut by: std::collections::BTreeMap<&str, (f64, u64)> = Default::default();
+    for p in st
+        .iterations
+        .iter()
+        .filter_map(|i| i.c2bp.as_ref())
+        .flat_map(|c| &c.procedures)
+    {
+        let e = by.entry(&p.name).or_default();
+        e.0 += p.seconds;
+        e.1 += p.queries;
+    }
+    let mut v: Vec<(&str, (f64, u64))> = by.into_iter().collect();
+    v.sort_by(|a, b| b.1.0.total_cmp(&a.1.0).then_with(|| a.0.cmp(b.0)));
+    v.truncate(k);
+    if v.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = v
+        .iter()
+        .map(|(n, (secs, q))| format!("{n} {secs:.2} s ({q} queries)"))
+        .collect();
+    format!("  c2bp's costliest procedures: {}\n", parts.join(", "))
 }
 
 /// The lines after the table: the options, and per set the correct and wrong verdicts.

@@ -20,6 +20,16 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// A task set `root/set` with the C files `files` (name, content).
+fn task_set(root: &Path, set: &str, files: &[(&str, &str)]) -> PathBuf {
+    let d = root.join(set);
+    std::fs::create_dir_all(&d).expect("set dir");
+    for (file, text) in files {
+        std::fs::write(d.join(file), text).expect("task");
+    }
+    d
+}
+
 /// The task sets: (set, file, content). `.yml` tasks name their C file.
 const TASKS: &[(&str, &str, &str)] = &[
     ("alpha", "a_true-unreach-call.c", "// standin *: TRUE\n"),
@@ -330,12 +340,99 @@ fn shards_merge_to_the_rows_of_one_run() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+/// Runs `slam-bench run --quiet --preset lazy` with the stand-in on the tasks in `dir`, with
+/// `args` (the limits); the rows by task file name.
+fn limit_rows(
+    dir: &Path,
+    out: &Path,
+    args: &[&str],
+) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let mut v = vec!["run", "--quiet", "--preset", "lazy", "--jobs", "3"];
+    v.extend_from_slice(args);
+    let (o, s, d) = (r(out), r(&standin()), r(dir));
+    v.extend(["--out", &o, "--slam-run", &s, &d]);
+    ok(&bench(&v));
+    rows(out)
+        .into_iter()
+        .map(|row| {
+            let name = row["task"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_string();
+            (name, row)
+        })
+        .collect()
+}
+
+#[test]
+fn the_cpu_limit_is_cpu_time() {
+    let root = scratch("cpu");
+    let d = task_set(
+        &root,
+        "limits",
+        &[
+            // Sleeps 5 s: wall-clock time, not CPU time.
+            (
+                "sleep_true-unreach-call.c",
+                "// standin sleep: 5\n// standin *: TRUE\n",
+            ),
+            // Computes 5 s: killed by SIGXCPU at the limit.
+            (
+                "spin_true-unreach-call.c",
+                "// standin spin: 5\n// standin *: TRUE\n",
+            ),
+            // Computes 5 s, and stops itself at SIGXCPU with its statistics, as slam-run does.
+            (
+                "caught_true-unreach-call.c",
+                "// standin catch-xcpu\n// standin spin: 5\n// standin *: TRUE\n",
+            ),
+        ],
+    );
+    let rs = limit_rows(&d, &root.join("out"), &["--cpu-limit", "3"]);
+    assert_eq!(rs.len(), 3);
+    let sleep = &rs["sleep_true-unreach-call.c"];
+    assert_eq!(sleep["status"], "correct-true", "{sleep}");
+    assert!(sleep["end"]["wall_seconds"].as_f64().unwrap() >= 5.0);
+    assert!(sleep["end"]["limit"].is_null());
+    let spin = &rs["spin_true-unreach-call.c"];
+    assert_eq!(spin["status"], "timeout", "{spin}");
+    assert_eq!(spin["end"]["limit"], "cpu");
+    assert_eq!(spin["end"]["signal"], libc::SIGXCPU, "{spin}");
+    assert!(spin["end"]["cpu_seconds"].as_f64().unwrap() > 0.8 * 3.0);
+    let caught = &rs["caught_true-unreach-call.c"];
+    assert_eq!(caught["status"], "timeout", "{caught}");
+    assert_eq!(caught["end"]["limit"], "cpu");
+    assert_eq!(caught["verdict"], "UNKNOWN (timeout)");
+    assert_eq!(caught["end"]["exit_code"], 5);
+    // Its statistics reach the row: the phases, and where the limit stopped it.
+    assert_eq!(caught["phases"]["stopped_in"], "bebop", "{caught}");
+    assert_eq!(caught["phases"]["c2bp_s"], 1.5);
+    // A wall-clock limit of its own: slam-run's --timeout, so the sleeper stops there itself.
+    let out = root.join("wall");
+    let rs = limit_rows(&d, &out, &["--cpu-limit", "3", "--wall-limit", "1"]);
+    let sleep = &rs["sleep_true-unreach-call.c"];
+    assert_eq!(sleep["status"], "timeout", "{sleep}");
+    assert_eq!(sleep["end"]["limit"], "wall");
+    assert_eq!(sleep["verdict"], "UNKNOWN (timeout)");
+    assert!(sleep["end"]["wall_seconds"].as_f64().unwrap() < 4.0);
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("bench.json")).unwrap()).unwrap();
+    assert_eq!(meta["cpu_limit"], 3.0);
+    assert_eq!(meta["wall_limit"], 1.0);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 #[test]
 fn limits_and_bad_input() {
     let root = scratch("limits");
-    let d = root.join("spin");
-    std::fs::create_dir_all(&d).unwrap();
-    std::fs::write(d.join("s_true-unreach-call.c"), "// standin spin\n").unwrap();
+    let d = task_set(
+        &root,
+        "spin",
+        &[("s_true-unreach-call.c", "// standin spin\n")],
+    );
     let out = root.join("out");
     let o = r(&out);
     let res = bench(&[
@@ -355,22 +452,198 @@ fn limits_and_bad_input() {
     let rs = rows(&out);
     assert_eq!(rs.len(), 1);
     assert_eq!(rs[0]["status"], "timeout", "{}", rs[0]);
-    assert_eq!(rs[0]["end"]["killed_for_time"], true);
-    assert!(rs[0]["end"]["cpu_seconds"].as_f64().unwrap() >= 1.0);
-    // Missing task set, unknown preset, the paper's symbolic-prover columns: input errors.
+    assert_eq!(rs[0]["end"]["limit"], "cpu");
+    // The kernel's CPU clock of the limit and the rusage wait4 reports are sampled
+    // differently: SIGXCPU may come at a reported 0.9 s.
+    assert!(rs[0]["end"]["cpu_seconds"].as_f64().unwrap() > 0.8);
+    // Missing task set, unknown preset, the paper's symbolic-prover columns, bad limits, an
+    // unknown configuration for the scatter plot: one line, exit code 2, before any run.
+    let (s, dd) = (r(&standin()), r(&d));
+    let fresh = r(&root.join("never"));
     for args in [
         vec!["run", "--out", &o, "/nonexistent/tasks"],
-        vec!["run", "--out", &o, "--preset", "fastest", &r(&d)],
-        vec!["run", "--out", &o, "--preset", "S/3", &r(&d)],
+        vec!["run", "--out", &o, "--preset", "fastest", &dd],
+        vec!["run", "--out", &o, "--preset", "S/3", &dd],
+        vec!["run", "--out", &fresh, "--cpu-limit", "0", &dd],
+        vec!["run", "--out", &fresh, "--cpu-limit", "-1", &dd],
+        vec!["run", "--out", &fresh, "--cpu-limit", "inf", &dd],
+        vec!["run", "--out", &fresh, "--wall-limit", "0", &dd],
+        vec!["table", "--cpu-limit", "0", &dd],
+        vec![
+            "run",
+            "--out",
+            &fresh,
+            "--slam-run",
+            &s,
+            "--preset",
+            "fig4",
+            "--scatter",
+            "lazy,fastest",
+            &dd,
+        ],
+        vec![
+            "run",
+            "--out",
+            &fresh,
+            "--slam-run",
+            &s,
+            "--preset",
+            "fig4",
+            "--scatter",
+            "lazy",
+            &dd,
+        ],
+        vec!["report", &o, "--scatter", "lazy,eager"],
     ] {
         let res = bench(&args);
         assert_eq!(res.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&res.stderr);
+        let first = err.lines().next().unwrap_or("");
+        assert!(
+            first.starts_with("slam-bench: ") || first.starts_with("error: "),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("internal"), "{err}");
+    }
+    assert!(
+        !root.join("never").join("results.jsonl").exists(),
+        "nothing ran"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn strategy_dimensions_in_one_schema() {
+    let root = scratch("dims");
+    let d = task_set(
+        &root,
+        "set",
+        &[
+            ("a_true-unreach-call.c", "// standin *: TRUE\n"),
+            (
+                "b_false-unreach-call.c",
+                "// standin *: FALSE(unreach-call)\n",
+            ),
+        ],
+    );
+    let (s, dd) = (r(&standin()), r(&d));
+    let run = |out: &Path, extra: &[&str]| {
+        let o = r(out);
+        let mut v = vec![
+            "run",
+            "--quiet",
+            "--jobs",
+            "2",
+            "--out",
+            &o,
+            "--slam-run",
+            &s,
+        ];
+        v.extend_from_slice(extra);
+        v.push(&dd);
+        bench(&v)
+    };
+    // A dimension slam-run has (through its shorthand) and one it does not have yet.
+    let out = root.join("out");
+    let scatter = "constrain=lazy,refine=wp,constrain=off,refine=wp";
+    let args = [
+        "--dim",
+        "refine=wp,horn",
+        "--constrain",
+        "lazy,off",
+        "--scatter",
+        scatter,
+    ];
+    ok(&run(&out, &args));
+    let names: BTreeSet<String> = keys(&out).into_iter().map(|k| k.1).collect();
+    let expected: BTreeSet<String> = [
+        "constrain=lazy,refine=wp",
+        "constrain=lazy,refine=horn",
+        "constrain=off,refine=wp",
+        "constrain=off,refine=horn",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(names, expected);
+    for row in rows(&out) {
+        // slam-run (here its stand-in) rejects --refine: an error row that says why.
+        assert_eq!(row["status"], "error", "{row}");
+        assert_eq!(row["end"]["exit_code"], 2);
+        let note = row["note"].as_str().unwrap();
+        assert!(note.contains("'--refine'"), "{note}");
+    }
+    assert!(out.join("scatter.svg").exists());
+    let meta_path = out.join("bench.json");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta_path).unwrap()).unwrap();
+    let schema: Vec<(String, String)> = meta["schema"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["name"].as_str().unwrap().into(),
+                d["flag"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        schema,
+        [
+            ("constrain".to_string(), "--constrain".to_string()),
+            ("refine".to_string(), "--refine".to_string())
+        ]
+    );
+    assert_eq!(
+        meta["configs"][1]["args"],
+        serde_json::json!(["--constrain", "lazy", "--refine", "horn"])
+    );
+    // Resuming the same benchmark: nothing left to run.
+    let mut again = args.to_vec();
+    again.push("--resume");
+    ok(&run(&out, &again));
+    assert_eq!(rows(&out).len(), 8);
+    // A benchmark whose dimensions meant other options is another benchmark.
+    let edited = std::fs::read_to_string(&meta_path)
+        .unwrap()
+        .replace("\"--refine\"", "\"--refinement\"");
+    std::fs::write(&meta_path, edited).unwrap();
+    let res = run(&out, &again);
+    assert_eq!(res.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&res.stderr).contains("dimensions"));
+    // A dimension slam-run has: the stand-in answers.
+    let cubes = root.join("cubes");
+    ok(&run(
+        &cubes,
+        &["--dim", "cube=1,inf", "--bitvector", "off,on"],
+    ));
+    let rs = rows(&cubes);
+    assert_eq!(rs.len(), 8);
+    assert!(
+        rs.iter()
+            .all(|r| r["status"].as_str().unwrap().starts_with("correct"))
+    );
+    let names: BTreeSet<String> = keys(&cubes).into_iter().map(|k| k.1).collect();
+    assert!(names.contains("cube=inf,bitvector=on"), "{names:?}");
+    // Unknown dimensions and values, a dimension given twice: usage errors before any run.
+    for bad in [
+        vec!["--dim", "frobnicate=1"],
+        vec!["--dim", "refine=interpolants"],
+        vec!["--dim", "cube=0"],
+        vec!["--cube-len", "1", "--dim", "cube=3"],
+        vec!["--dim", "refine"],
+        vec!["--bitvector", "maybe"],
+    ] {
+        let res = run(&root.join("never"), &bad);
+        assert_eq!(res.status.code(), Some(2), "{bad:?}");
         let err = String::from_utf8_lossy(&res.stderr);
         assert!(
             err.starts_with("slam-bench: ") && err.lines().count() == 1,
             "{err}"
         );
     }
+    assert!(!root.join("never").join("results.jsonl").exists());
     let _ = std::fs::remove_dir_all(&root);
 }
 
@@ -423,6 +696,66 @@ fn a_table_of_the_sets_in_their_order() {
         )),
         "{out}"
     );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn the_table_breaks_the_slowest_tasks_down_by_phase() {
+    let root = scratch("breakdown");
+    let d = task_set(
+        &root,
+        "set",
+        &[
+            ("fast_true-unreach-call.c", "// standin *: TRUE\n"),
+            (
+                "slow_true-unreach-call.c",
+                "// standin spin: 1\n// standin *: TRUE\n",
+            ),
+            (
+                "slower_true-unreach-call.c",
+                "// standin spin: 2\n// standin *: TRUE\n",
+            ),
+        ],
+    );
+    let res = bench(&[
+        "table",
+        &r(&d),
+        "--cpu-limit",
+        "20",
+        "--breakdown",
+        "2",
+        "--slam-run",
+        &r(&standin()),
+    ]);
+    ok(&res);
+    let out = String::from_utf8_lossy(&res.stdout);
+    let (_, bd) = out
+        .split_once("Breakdown of the 2 slowest tasks (CPU seconds):")
+        .unwrap_or_else(|| panic!("no breakdown:\n{out}"));
+    let heads: Vec<&str> = bd
+        .lines()
+        .filter(|l| l.starts_with("set/"))
+        .map(|l| l.split(':').next().unwrap())
+        .collect();
+    assert_eq!(
+        heads,
+        [
+            "set/slower_true-unreach-call.c",
+            "set/slow_true-unreach-call.c"
+        ],
+        "{bd}"
+    );
+    assert!(bd.contains("3 iterations, 4 predicates"), "{bd}");
+    // The stand-in's phases (CPU, wall-clock seconds) and a line per round.
+    for line in [
+        "  c2bp          1.50     1.50",
+        "  bebop         0.75     0.75",
+        "  newton        0.38     0.38",
+        "  constrain     0.19     0.19",
+    ] {
+        assert!(bd.contains(line), "{line} in\n{bd}");
+    }
+    assert_eq!(bd.matches("infeasible").count(), 2 * 3, "{bd}");
     let _ = std::fs::remove_dir_all(&root);
 }
 

@@ -11,8 +11,10 @@
 //!
 //! [`run`] is that loop; one helper per stage ([`Cegar::abstract_program`], [`Cegar::check`],
 //! [`Cegar::refine`], [`Cegar::constrain`]) runs the tool, times it into the round's
-//! [`Iteration`] record and keeps its files ([`crate::keep`]). The deadline is checked between
-//! stages.
+//! [`Iteration`] record (wall-clock and process CPU time, and each tool's own measurements) and
+//! keeps its files ([`crate::keep`]). The deadline is checked between stages. Every stage is
+//! announced ([`Progress`]) with the rounds completed so far and the one in progress, so that a
+//! caller that stops the loop from outside still has them ([`crate::Journal`]).
 
 use std::collections::HashSet;
 use std::ops::ControlFlow;
@@ -29,18 +31,25 @@ use cir::pred::PredicateSet;
 use crate::config::Config;
 use crate::error::RunError;
 use crate::keep::{Keep, KeptRound, round_file};
-use crate::stats::{Iteration, IterationOutcome, RunResult};
+use crate::stats::{
+    BebopPhase, C2bpPhase, Iteration, IterationOutcome, Phase, RunResult, Stopwatch,
+};
 use crate::verdict::{UnknownReason, Verdict};
 
-/// Progress reports (the command prints them on stderr for long runs).
+/// Progress reports, one as each stage starts (the command prints them on stderr for long
+/// runs, and keeps the records in a [`crate::Journal`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Progress<'a> {
     /// Iteration.
     pub iteration: usize,
-    /// Predicates.
-    pub predicates: usize,
-    /// The stage starting (`c2bp`, `bebop`, `newton`, `constrain`).
-    pub stage: &'a str,
+    /// The predicates.
+    pub predicates: &'a PredicateSet,
+    /// The stage starting.
+    pub stage: Phase,
+    /// The rounds completed so far.
+    pub done: &'a [Iteration],
+    /// The round in progress, with the measurements of the stages it completed.
+    pub current: &'a Iteration,
 }
 
 /// Runs the loop on a lowered program. `c_file` and `c_bytes` are recorded in each `.bp`
@@ -64,6 +73,7 @@ pub fn run(
         constraints: cegar.constraints,
         seconds: t0.elapsed().as_secs_f64(),
         abstraction: cegar.proved,
+        stopped_in: None,
     })
 }
 
@@ -208,6 +218,7 @@ impl<'r> Cegar<'r> {
             let mut abs = self.abstract_program(i, &mut it)?;
             loop {
                 let end = self.round(&mut abs, &mut it);
+                it.peak_rss_mib = crate::stats::process_usage().1;
                 self.iterations.push(std::mem::take(&mut it));
                 match end? {
                     Round::Done(verdict) => return Ok(verdict),
@@ -244,7 +255,9 @@ impl<'r> Cegar<'r> {
         };
         let recurs = !self.seen.insert(path_key(&path));
         if !refutation.preds.is_empty() && !recurs {
+            let before = self.preds.len();
             cir::pred::merge_into(&mut self.preds, refutation.preds);
+            it.predicates_added = self.preds.len() - before;
             return Ok(Round::Refined);
         }
         // NDF: new predicates no longer help.
@@ -265,12 +278,14 @@ impl<'r> Cegar<'r> {
         self.constrain(abs, &trace, kept.as_ref(), it)
     }
 
-    /// Reports that `stage` of iteration `index` starts.
-    fn report(&mut self, index: usize, stage: &str) {
+    /// Reports that `stage` of iteration `index` starts, `it` being the round in progress.
+    fn report(&mut self, index: usize, stage: Phase, it: &Iteration) {
         (self.progress)(Progress {
             iteration: index,
-            predicates: self.preds.len(),
+            predicates: &self.preds,
             stage,
+            done: &self.iterations,
+            current: it,
         });
     }
 
@@ -282,7 +297,7 @@ impl<'r> Cegar<'r> {
         index: usize,
         it: &mut Iteration,
     ) -> Result<Abstraction, RunError> {
-        self.report(index, "c2bp");
+        self.report(index, Phase::C2bp, it);
         let preds_file = self.keep.write(&round_file(index, 0, "preds"), || {
             cir::pred::predicate_file_text(&self.preds)
         })?;
@@ -290,7 +305,7 @@ impl<'r> Cegar<'r> {
             preds_path: preds_file.as_ref().map(|p| p.display().to_string()),
             ..self.sources.clone()
         };
-        let t = Instant::now();
+        let t = Stopwatch::start();
         let out = c2bp::abstract_program_cached(
             self.prog,
             &self.preds,
@@ -299,8 +314,9 @@ impl<'r> Cegar<'r> {
             &mut self.cache,
         )
         .map_err(|e| RunError::Internal(e.to_string()))?;
-        it.c2bp_seconds = t.elapsed().as_secs_f64();
+        (it.c2bp_seconds, it.c2bp_cpu_seconds) = t.stop();
         it.prover_queries = out.prover.queries;
+        it.c2bp = Some(C2bpPhase::of(&out));
         // c2bp's text is canonical and `out.program` is its parse (same positions).
         let mut abs = Abstraction {
             index,
@@ -327,15 +343,16 @@ impl<'r> Cegar<'r> {
         abs: &Abstraction,
         it: &mut Iteration,
     ) -> Result<Option<KeptTrace>, RunError> {
-        self.report(abs.index, "bebop");
-        let t = Instant::now();
+        self.report(abs.index, Phase::Bebop, it);
+        let t = Stopwatch::start();
         let opts = bebop::Options {
             program_name: abs.file("bp"),
             ..bebop::Options::default()
         };
         let outcome =
             bebop::verify(&abs.bp, &opts).map_err(|e| RunError::Internal(e.to_string()))?;
-        it.bebop_seconds = t.elapsed().as_secs_f64();
+        (it.bebop_seconds, it.bebop_cpu_seconds) = t.stop();
+        it.bebop = Some(BebopPhase::from(&outcome.stats));
         let bebop::Verdict::Unsafe(trace) = outcome.verdict else {
             return Ok(None);
         };
@@ -388,10 +405,10 @@ impl<'r> Cegar<'r> {
         path: &[CStep],
         it: &mut Iteration,
     ) -> Result<ControlFlow<Verdict, Box<newton::Refutation>>, RunError> {
-        self.report(abs.index, "newton");
-        let t = Instant::now();
+        self.report(abs.index, Phase::Newton, it);
+        let t = Stopwatch::start();
         let res = newton::analyze(self.prog, &self.pts, &self.preds, path, &self.newton_opts);
-        it.newton_seconds = t.elapsed().as_secs_f64();
+        (it.newton_seconds, it.newton_cpu_seconds) = t.stop();
         self.keep
             .write(&abs.file("newton.json"), || newton::outcome_json(&res))?;
         Ok(match res {
@@ -421,12 +438,12 @@ impl<'r> Cegar<'r> {
         kept: Option<&KeptRound>,
         it: &mut Iteration,
     ) -> Result<Round, RunError> {
-        self.report(abs.index, "constrain");
-        let t = Instant::now();
+        self.report(abs.index, Phase::Constrain, it);
+        let t = Stopwatch::start();
         let pass = constrain::analyze(self.prog, &self.pts, &abs.bp, trace, &self.constrain_opts)
             .map_err(|e| RunError::Internal(format!("constrain: {e}")))?;
         it.constrained = true;
-        it.constrain_seconds = t.elapsed().as_secs_f64();
+        (it.constrain_seconds, it.constrain_cpu_seconds) = t.stop();
         it.constraints = pass.constraints.len();
         self.keep.write(&abs.file("constraints.json"), || {
             constrain::pass_json(&pass)

@@ -5,7 +5,8 @@
 //!   ("no difference found": refinement no longer changes the abstraction) constrain (§3.3).
 //! - `config`: [`Config`] and [`ConstrainMode`].
 //! - `verdict`: [`Verdict`] and the typed [`UnknownReason`].
-//! - `stats`: the [`Iteration`] records, [`RunResult`], `--stats-json` and the summary line.
+//! - `stats`: the [`Iteration`] records with each phase's breakdown, [`RunResult`],
+//!   `--stats-json` and the summary line, the [`Journal`] of a run a limit may cut.
 //! - `keep`: the `--keep` directory (each round's files, `commands.txt`).
 //! - [`witness`]: SV-COMP witnesses of the verdict and their checkers.
 //!
@@ -28,5 +29,8 @@ pub mod witness;
 pub use cegar::{Progress, run};
 pub use config::{Config, ConstrainMode};
 pub use error::RunError;
-pub use stats::{Iteration, IterationOutcome, RunResult, StatsJson};
+pub use stats::{
+    BebopPhase, C2bpPhase, C2bpProcedure, Iteration, IterationOutcome, Journal, Phase, RunResult,
+    STATS_FORMAT, StatsJson, process_usage,
+};
 pub use verdict::{UnknownReason, Verdict};

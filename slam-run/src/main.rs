@@ -6,7 +6,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -73,7 +74,10 @@ struct Args {
     /// Give up with UNKNOWN (iterations) after N refinement iterations.
     #[arg(long = "max-iterations", value_name = "N", default_value_t = 200)]
     max_iterations: usize,
-    /// Give up with UNKNOWN (timeout) after this many seconds of wall-clock time.
+    /// Give up with UNKNOWN (timeout) after this many seconds of wall-clock time. A CPU-time
+    /// limit of the process (RLIMIT_CPU, as slam-bench sets it) ends the run the same way when
+    /// its soft limit is reached. Either way the statistics of what was completed are written
+    /// (--stats-json), with the phase that was cut.
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<f64>,
     /// Keep every iteration's predicate file, .bp, trace and newton result in DIR
@@ -87,7 +91,9 @@ struct Args {
     /// why and the verdict stands.
     #[arg(long, value_name = "FILE")]
     witness: Option<PathBuf>,
-    /// Write everything measured as JSON (format slam-run-stats/1).
+    /// Write everything measured as JSON (format slam-run-stats/2): per iteration, each
+    /// phase's wall-clock and CPU seconds, c2bp's prover queries and cache hits per function,
+    /// bebop's BDD sizes, newton's answer and the predicates added; the peak memory.
     #[arg(long = "stats-json", value_name = "FILE")]
     stats_json: Option<PathBuf>,
     /// Z3's deterministic resource limit per query.
@@ -128,6 +134,7 @@ fn main() -> ExitCode {
 
 fn run(args: Args) -> Result<i32, Failure> {
     let t0 = Instant::now();
+    catch_cpu_limit();
     let deadline = args
         .timeout
         .map(|s| t0 + Duration::from_secs_f64(s.max(0.0)));
@@ -170,17 +177,25 @@ fn run(args: Args) -> Result<i32, Failure> {
         cfg,
         witness: winfo,
     };
-    let (rx, wrx) = spawn_loop(work, t0)?;
-    let result = match wait_for_verdict(&rx, deadline) {
-        Ok(r) => r.map_err(|e| Failure(exit::INTERNAL, e.into()))?,
-        Err(true) => stop_at_timeout(&args, &file, t0)?,
-        Err(false) => {
+    let journal = Arc::new(Mutex::new(slam_run::Journal::default()));
+    let (rx, wrx) = spawn_loop(work, t0, journal.clone())?;
+    let mut result = match wait_for_verdict(&rx, deadline) {
+        Waited::Answer(r) => r.map_err(|e| Failure(exit::INTERNAL, e.into()))?,
+        Waited::Limit => stop_at_limit(&args, &file, t0, &journal)?,
+        Waited::Lost => {
             return Err(Failure(
                 exit::INTERNAL,
                 anyhow::anyhow!("the analysis thread stopped without an answer (a bug)"),
             ));
         }
     };
+    if matches!(
+        result.verdict,
+        slam_run::Verdict::Unknown(slam_run::UnknownReason::Timeout)
+    ) {
+        // The loop stopped itself at the deadline, between two phases.
+        result.stopped_in = Some(lock(&journal).phase());
+    }
     println!("{}", result.verdict.line());
     if let slam_run::Verdict::False(cex) = &result.verdict {
         println!("counterexample (replayed on the concrete program):");
@@ -287,6 +302,7 @@ type WitnessAnswer = Result<String, slam_run::witness::WitnessError>;
 fn spawn_loop(
     work: Work,
     t0: Instant,
+    journal: Arc<Mutex<slam_run::Journal>>,
 ) -> Result<(mpsc::Receiver<LoopAnswer>, mpsc::Receiver<WitnessAnswer>), Failure> {
     let (tx, rx) = mpsc::channel();
     let (wtx, wrx) = mpsc::channel();
@@ -296,6 +312,7 @@ fn spawn_loop(
         .spawn(move || {
             let mut last = Instant::now();
             let mut progress = |p: slam_run::Progress<'_>| {
+                lock(&journal).observe(p.done, p.current, p.predicates, p.stage);
                 if t0.elapsed() > Duration::from_secs(1)
                     && last.elapsed() > Duration::from_millis(200)
                 {
@@ -304,7 +321,7 @@ fn spawn_loop(
                         "slam-run: {:6.1} s  iteration {}  {} predicates  {}",
                         t0.elapsed().as_secs_f64(),
                         p.iteration,
-                        p.predicates,
+                        p.predicates.len(),
                         p.stage
                     );
                 }
@@ -353,37 +370,82 @@ fn make_witness(
     }
 }
 
-/// The loop's answer, or `Err(true)` when the deadline passes first, `Err(false)` when the
-/// worker ends without one.
-fn wait_for_verdict(
-    rx: &mpsc::Receiver<LoopAnswer>,
-    deadline: Option<Instant>,
-) -> Result<LoopAnswer, bool> {
-    match deadline {
-        Some(d) => rx
-            .recv_timeout(d.saturating_duration_since(Instant::now()) + Duration::from_millis(50))
-            .map_err(|e| matches!(e, mpsc::RecvTimeoutError::Timeout)),
-        None => rx.recv().map_err(|_| false),
+/// The run's journal, even if a panic poisoned its lock (it holds plain records).
+fn lock(j: &Mutex<slam_run::Journal>) -> std::sync::MutexGuard<'_, slam_run::Journal> {
+    j.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Set when the process reaches the soft limit of its CPU time (SIGXCPU).
+static CPU_LIMIT_REACHED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_cpu_limit(_: libc::c_int) {
+    // Only an atomic store: async-signal-safe.
+    CPU_LIMIT_REACHED.store(true, Ordering::SeqCst);
+}
+
+/// Makes the soft limit of the process's CPU time (RLIMIT_CPU: slam-bench sets one) end the
+/// run like `--timeout`, with its statistics, instead of killing the process: the kernel
+/// sends SIGXCPU at the soft limit (and again every second up to the hard limit, where it
+/// kills).
+fn catch_cpu_limit() {
+    let handler: extern "C" fn(libc::c_int) = on_cpu_limit;
+    // SAFETY: installs a handler that only stores to an atomic.
+    unsafe {
+        libc::signal(libc::SIGXCPU, handler as libc::sighandler_t);
     }
 }
 
-/// Prints `UNKNOWN (timeout)` with its summary and statistics and leaves at once: the worker
-/// may be inside a long stage.
-fn stop_at_timeout(args: &Args, file: &str, t0: Instant) -> Result<slam_run::RunResult, Failure> {
-    let verdict = slam_run::Verdict::Unknown(slam_run::UnknownReason::Timeout).line();
-    println!("{verdict}");
-    println!(
-        "summary: seconds={:.2} (stopped by --timeout)",
-        t0.elapsed().as_secs_f64()
-    );
-    if let Some(p) = &args.stats_json {
-        let doc = serde_json::json!({
-            "format": "slam-run-stats/1",
-            "file": file,
-            "verdict": verdict,
-            "seconds": t0.elapsed().as_secs_f64(),
+/// How waiting for the loop ended.
+enum Waited {
+    /// The loop answered.
+    Answer(LoopAnswer),
+    /// The deadline passed or the CPU-time limit was reached first.
+    Limit,
+    /// The worker ended without an answer.
+    Lost,
+}
+
+/// How often the main thread looks at the CPU-time flag while it waits.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Waits for the loop's answer, the deadline (`--timeout`) or the CPU-time limit.
+fn wait_for_verdict(rx: &mpsc::Receiver<LoopAnswer>, deadline: Option<Instant>) -> Waited {
+    // A little grace after the deadline: the loop checks it between stages and answers itself
+    // with its complete records when it is between two.
+    let grace = deadline.map(|d| d + Duration::from_millis(50));
+    loop {
+        if CPU_LIMIT_REACHED.load(Ordering::SeqCst) {
+            return Waited::Limit;
+        }
+        let wait = grace.map_or(POLL, |g| {
+            g.saturating_duration_since(Instant::now()).min(POLL)
         });
-        std::fs::write(p, doc.to_string())
+        match rx.recv_timeout(wait) {
+            Ok(r) => return Waited::Answer(r),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Waited::Lost,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if grace.is_some_and(|g| Instant::now() >= g) {
+                    return Waited::Limit;
+                }
+            }
+        }
+    }
+}
+
+/// Prints `UNKNOWN (timeout)` with the summary and statistics of what the loop completed (its
+/// journal) and the phase that was cut, and leaves at once: the worker may be inside a long
+/// stage.
+fn stop_at_limit(
+    args: &Args,
+    file: &str,
+    t0: Instant,
+    journal: &Mutex<slam_run::Journal>,
+) -> Result<slam_run::RunResult, Failure> {
+    let result = lock(journal).cut(t0.elapsed().as_secs_f64());
+    println!("{}", result.verdict.line());
+    println!("{}", result.summary());
+    if let Some(p) = &args.stats_json {
+        std::fs::write(p, result.stats_json(file))
             .with_context(|| p.display().to_string())
             .map_err(input)?;
     }

@@ -124,6 +124,11 @@ impl<'p> SolverCx<'p> {
         self.unknowns
     }
 
+    /// Queries asked so far (a caller can attribute them to its own parts of the work).
+    pub fn queries(&self) -> u64 {
+        self.queries
+    }
+
     /// Like [`SolverCx::session`], in a fresh Z3 context and solver of its own: the answers,
     /// models and cores do not depend on what this solver was asked before (a search whose
     /// result depends on the models it meets stays the same whether earlier searches ran or

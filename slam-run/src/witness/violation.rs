@@ -192,10 +192,13 @@ impl Oracle for Values {
     }
 }
 
+/// A scope (a function's name) and values of its locals by name.
+type ScopedValues = (String, Vec<(String, i128)>);
+
 /// The initial values an edge's `assumption` gives to locals (`x == 5; y == -1;`, no
 /// `assumption.resultfunction`): the scope and the (name, value) pairs; `None` when the edge
 /// has no such assumption.
-fn initial_assumption(e: &WEdge) -> Result<Option<(String, Vec<(String, i128)>)>, WitnessError> {
+fn initial_assumption(e: &WEdge) -> Result<Option<ScopedValues>, WitnessError> {
     if e.data.contains_key("assumption.resultfunction") {
         return Ok(None);
     }
@@ -254,15 +257,13 @@ fn parse_result_value(a: &str) -> Option<i128> {
     v.trim().trim_matches(|c| c == '(' || c == ')').parse().ok()
 }
 
-/// Checks a violation witness against the program (module doc).
-pub fn check_violation(prog: &Program, source: &[u8], text: &str) -> Result<Checked, WitnessError> {
-    let g = read_graph(text, source, "violation_witness")?;
+/// The witness's path: from its one entry node along single out-edges to a violation node.
+fn witness_path(g: super::graphml::Graph) -> Result<Vec<WEdge>, WitnessError> {
     let (entry, out) = (g.entry, g.out);
     let violation_nodes = g.flagged.get("violation").cloned().unwrap_or_default();
     let [start] = entry.as_slice() else {
         return err(format!("{} entry nodes (one expected)", entry.len()));
     };
-    // The path from the entry to a violation node.
     let mut path: Vec<WEdge> = Vec::new();
     let mut node = start.clone();
     while !violation_nodes.contains(&node) {
@@ -279,9 +280,13 @@ pub fn check_violation(prog: &Program, source: &[u8], text: &str) -> Result<Chec
             return err("the path does not end");
         }
     }
-    // The values of nondeterministic calls, with their function and line.
-    let mut values: VecDeque<(String, i128, Option<u32>)> = VecDeque::new();
-    for e in &path {
+    Ok(path)
+}
+
+/// The values of nondeterministic calls on the path, in order, with their function and line.
+fn nondet_values(path: &[WEdge]) -> Result<VecDeque<(String, i128, Option<u32>)>, WitnessError> {
+    let mut values = VecDeque::new();
+    for e in path {
         if let Some(f) = e.data.get("assumption.resultfunction") {
             let a = e.data.get("assumption").map(String::as_str).unwrap_or("");
             let v = parse_result_value(a)
@@ -290,13 +295,21 @@ pub fn check_violation(prog: &Program, source: &[u8], text: &str) -> Result<Chec
             values.push_back((f.clone(), v, line));
         }
     }
-    let n_values = values.len();
-    // The initial values of locals: main's (before any call), then those of the activation
-    // entered by the k-th call of a defined function.
+    Ok(values)
+}
+
+/// The initial values of locals the path gives: main's (before any call), and by `k` those of
+/// the activation entered by the k-th call of a defined function.
+type InitialValues = HashMap<cir::ir::VarId, i128>;
+
+fn initial_values_by_activation(
+    prog: &Program,
+    path: &[WEdge],
+) -> Result<(InitialValues, HashMap<usize, InitialValues>), WitnessError> {
     let mut main_initial = HashMap::new();
-    let mut call_initial: HashMap<usize, HashMap<cir::ir::VarId, i128>> = HashMap::new();
+    let mut call_initial: HashMap<usize, InitialValues> = HashMap::new();
     let mut calls = 0usize;
-    for e in &path {
+    for e in path {
         if let Some((scope, vals)) = initial_assumption(e)? {
             let vals = initial_values_of(prog, &scope, &vals)?;
             if calls == 0 {
@@ -309,6 +322,15 @@ pub fn check_violation(prog: &Program, source: &[u8], text: &str) -> Result<Chec
             calls += 1;
         }
     }
+    Ok((main_initial, call_initial))
+}
+
+/// Checks a violation witness against the program (module doc).
+pub fn check_violation(prog: &Program, source: &[u8], text: &str) -> Result<Checked, WitnessError> {
+    let path = witness_path(read_graph(text, source, "violation_witness")?)?;
+    let mut values = nondet_values(&path)?;
+    let n_values = values.len();
+    let (main_initial, mut call_initial) = initial_values_by_activation(prog, &path)?;
     let lines: Vec<u32> = path
         .iter()
         .filter_map(|e| e.data.get("startline").and_then(|l| l.parse().ok()))
