@@ -26,9 +26,10 @@
 //! # Exactness
 //! The path formula is exact for the semantics of [`cir::smt`], with two losses, both towards
 //! *more* states (so "infeasible" is always proved, "feasible" is confirmed by replay): a
-//! conjunct whose weakest precondition is not expressible (an assignment that partially
-//! overwrites a location the conjunct reads) is dropped, and calls of functions without a body
-//! change nothing but their result (as in the concrete interpreter).
+//! location that an assignment may partially overwrite (a pun, a part of an aggregate) is read
+//! as a fresh symbol of its type ([`SymKind::Pun`]) — a conjunct that reads an aggregate whole
+//! across such a write is still dropped — and calls of functions without a body change nothing
+//! but their result (as in the concrete interpreter).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -36,7 +37,7 @@ use bp_c::trace::CStep;
 use cir::ir::{Callee, EdgeKind, Expr, ExprKind, FuncId, Program, VarId, VarInfo, VarKind};
 use cir::pointsto::{Loc, PointsTo};
 use cir::types::CType;
-use cir::wp::{convert, subst_vars, wp_assign};
+use cir::wp::{convert, subst_vars, wp_assign_havoc};
 
 /// One call on the path (activation 0 is `main`).
 #[derive(Debug, Clone)]
@@ -69,6 +70,10 @@ pub enum SymKind {
     CallResult(usize),
     /// The address an allocator returns at this step (not an input: the allocator decides).
     Alloc(usize),
+    /// The value of a location that the assignment of this step may partially overwrite (a
+    /// pun through `char *`, a part of an aggregate read whole): not an input, an
+    /// over-approximation of the bytes the write leaves ([`cir::wp::wp_assign_havoc`]).
+    Pun(usize),
     /// A caller's local frozen while a callee runs (not an input; see the module doc).
     Frozen {
         /// The activation owning the local.
@@ -302,10 +307,29 @@ impl Walker<'_> {
         out
     }
 
-    /// `lhs := value` backward on every conjunct.
-    fn assign(&mut self, lhs: &Expr, value: &Expr) {
+    /// `lhs := value` backward on every conjunct (at step `j`); a read that the write may
+    /// partially overwrite becomes a fresh [`SymKind::Pun`] symbol of its type, so the conjunct
+    /// is kept with that value arbitrary (an aggregate read whole still drops it).
+    fn assign(&mut self, j: usize, func: FuncId, lhs: &Expr, value: &Expr) {
         let pts = self.pts;
-        self.map(|e| wp_assign(lhs, value, e, pts));
+        let ext = &mut self.ext;
+        let symbols = &mut self.symbols;
+        let mut havoc = |l: &Expr| {
+            if !l.ty.is_scalar() {
+                return None;
+            }
+            let id = fresh_var(ext, l.ty.clone(), format!("pun@{j}"), func);
+            symbols.push(Symbol {
+                var: id,
+                kind: SymKind::Pun(j),
+            });
+            Some(var_expr(ext, id))
+        };
+        for (_, cur) in &mut self.conj {
+            if let Some(e) = cur {
+                *cur = wp_assign_havoc(lhs, value, e, pts, &mut havoc).map(|x| fold_addresses(&x));
+            }
+        }
     }
 
     /// Replaces the locals of `func` still mentioned by symbols of their value at the entry of
@@ -508,7 +532,7 @@ impl Walker<'_> {
         let a = act_of[j];
         let e = edge(prog, path[j]);
         match &e.kind {
-            EdgeKind::Assign { lhs, rhs } => self.assign(lhs, rhs),
+            EdgeKind::Assign { lhs, rhs } => self.assign(j, acts[a].func, lhs, rhs),
             EdgeKind::Havoc { lhs, .. } => {
                 let s = self.fresh(
                     lhs.ty.clone(),
@@ -517,7 +541,7 @@ impl Walker<'_> {
                     SymKind::Havoc(j),
                 );
                 let value = var_expr(&self.ext, s);
-                self.assign(lhs, &value);
+                self.assign(j, acts[a].func, lhs, &value);
             }
             EdgeKind::Assume(c) => {
                 self.open(j, c.clone());
@@ -551,7 +575,7 @@ impl Walker<'_> {
                         kind,
                     );
                     let value = var_expr(&self.ext, s);
-                    self.assign(&var_expr(prog, *r), &value);
+                    self.assign(j, acts[a].func, &var_expr(prog, *r), &value);
                 }
             }
             EdgeKind::Error { .. } | EdgeKind::Halt { .. } | EdgeKind::Skip => {}
@@ -614,18 +638,20 @@ impl Walker<'_> {
     /// fresh symbol), then zero for every global scalar still read.
     fn global_storage(&mut self, acts: &[Activation]) {
         let prog = self.prog;
+        let main = acts.first().map_or(FuncId(0), |a| a.func);
         for (i, init) in prog.global_inits.iter().enumerate().rev() {
             match &init.value {
-                Some(v) => self.assign(&init.lhs, v),
+                // A pun among the initialisers is named after the first step.
+                Some(v) => self.assign(0, main, &init.lhs, v),
                 None => {
                     let s = self.fresh(
                         init.lhs.ty.clone(),
                         format!("init@{i}"),
-                        acts.first().map_or(FuncId(0), |a| a.func),
+                        main,
                         SymKind::GlobalInit(i),
                     );
                     let value = var_expr(&self.ext, s);
-                    self.assign(&init.lhs, &value);
+                    self.assign(0, main, &init.lhs, &value);
                 }
             }
         }
