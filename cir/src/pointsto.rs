@@ -95,6 +95,11 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// The whole object.
+    pub fn whole(obj: Loc) -> Cell {
+        Cell::root(obj)
+    }
+
     fn root(obj: Loc) -> Cell {
         Cell {
             obj,
@@ -472,6 +477,9 @@ impl PointsTo {
 
     fn pointer_paths(&self, t: &CType, path: &mut Vec<Step>, out: &mut Vec<Vec<Step>>, depth: u32) {
         match strip_arrays(t) {
+            // An indeterminate function pointer designates no function (calling it is
+            // undefined): only object pointers get a wild object.
+            CType::Pointer(to) if matches!(**to, CType::Func(_)) => {}
             CType::Pointer(_) => out.push(path.clone()),
             CType::Struct(s) if depth < 8 => {
                 let Some(Some(fs)) = self.fields.get(s.0 as usize) else {
@@ -664,6 +672,12 @@ impl PointsTo {
         self.fields.get(s.0 as usize)?.as_deref()
     }
 
+    /// Whether two cells overlap: the same object, and paths of which one is a prefix of the
+    /// other (or that meet a punned access or a union).
+    pub fn cells_overlap(&self, a: &Cell, b: &Cell) -> bool {
+        a.obj == b.obj && self.overlap(&a.path, &b.path)
+    }
+
     /// Whether two lvalues may denote overlapping memory (sound: `true` when unsure).
     pub fn may_alias(&self, a: &Expr, b: &Expr) -> bool {
         if a == b {
@@ -686,10 +700,9 @@ impl PointsTo {
             }
             _ => {
                 let cb = self.cells(b);
-                self.cells(a).iter().any(|x| {
-                    cb.iter()
-                        .any(|y| x.obj == y.obj && self.overlap(&x.path, &y.path))
-                })
+                self.cells(a)
+                    .iter()
+                    .any(|x| cb.iter().any(|y| self.cells_overlap(x, y)))
             }
         }
     }
