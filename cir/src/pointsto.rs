@@ -129,6 +129,8 @@ pub struct PointsTo {
     zeroed: BTreeSet<EdgeId>,
     /// Variable types, by id.
     var_types: Vec<CType>,
+    /// Variables a client added as copies of the program's ([`PointsTo::add_copy`]).
+    copies: BTreeMap<VarId, VarId>,
     /// Every object some pointer may point to, built once the fixpoint is reached: c2bp asks
     /// [`PointsTo::is_address_taken`] for every atom it abstracts.
     taken: std::collections::HashSet<Loc>,
@@ -498,7 +500,10 @@ impl PointsTo {
     /// The declared type of a cell, when known.
     fn cell_type(&self, c: &Cell) -> Option<CType> {
         let mut t = match &c.obj {
-            Loc::Var(v) => self.var_types.get(v.0 as usize)?.clone(),
+            Loc::Var(v) => {
+                let v = self.copies.get(v).unwrap_or(v);
+                self.var_types.get(v.0 as usize)?.clone()
+            }
             Loc::Alloc(e) => self.alloc_types.get(e)?.clone(),
             Loc::Wild(e, p) => {
                 let holder = self.cell_type(&Cell {
@@ -670,6 +675,20 @@ impl PointsTo {
             return None;
         }
         self.fields.get(s.0 as usize)?.as_deref()
+    }
+
+    /// Whether the variable may hold a pointer the analysis knows (its cells have a store).
+    pub fn holds_pointers(&self, v: VarId) -> bool {
+        self.store.contains_key(&Loc::Var(v))
+    }
+
+    /// Makes `copy`, a variable the analysed program does not have (newton's snapshot of a
+    /// caller's local while a callee runs), hold what `of` may hold.
+    pub fn add_copy(&mut self, copy: VarId, of: VarId) {
+        if let Some(m) = self.store.get(&Loc::Var(of)).cloned() {
+            self.store.insert(Loc::Var(copy), m);
+        }
+        self.copies.insert(copy, of);
     }
 
     /// Whether two cells overlap: the same object, and paths of which one is a prefix of the
