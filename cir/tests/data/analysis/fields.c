@@ -6,6 +6,8 @@ struct s3_st { struct tmp_st tmp; int flags; };
 struct ssl_st { struct s3_st *s3; int *cert; int state; };
 struct node { int val; struct node *next; };
 int g, h;
+struct ops { int (*get)(void); int st; };
+int one(void) { return 1; }
 struct node *new_node(void) {
   struct node *n = malloc(sizeof(struct node));
   return n;
@@ -32,5 +34,7 @@ int main(void) {
   char *pun = (char *)&h;
   *pun = 1;
   struct node *z = calloc(1, sizeof(struct node));
+  struct ops *o = malloc(sizeof(struct ops));
+  o->get = one;
   return 0;
 }
