@@ -186,7 +186,7 @@ fn generated_programs_runs_are_runs_of_their_abstractions() {
         };
         let prog = common::load(&c, &lower);
         let own = cir::pred::parse_predicates(&g.preds, "gen.preds", &prog)
-            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", g.preds));
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}\n{}", g.c, g.preds));
         // With every branch condition added, a search may stop at its query budget: a small
         // one keeps these pointer-heavy programs fast and checks that capped searches (more
         // `*`) stay sound too.
