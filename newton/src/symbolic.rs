@@ -366,7 +366,8 @@ impl Walker<'_> {
         let paths = &mut self.content_paths;
         let mut read = |_: &Expr, dl: Expr| -> Expr {
             let mut path = Vec::new();
-            if !(dl.ty.is_scalar() && !dl.ty.is_float())
+            if !dl.ty.is_scalar()
+                || dl.ty.is_float()
                 || !content_path(prog, &dl, obj, &mut path)
                 || content_type(prog, &t, &path).as_ref() != Some(&dl.ty)
             {

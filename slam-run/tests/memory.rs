@@ -97,7 +97,11 @@ fn uninit() {
     let v = run("uninit", false);
     assert!(!matches!(v, Verdict::False(_)), "uninit: {}", v.line());
     let v = run("uninit", true);
-    assert!(matches!(v, Verdict::False(_)), "uninit (mutant): {}", v.line());
+    assert!(
+        matches!(v, Verdict::False(_)),
+        "uninit (mutant): {}",
+        v.line()
+    );
 }
 
 #[test]
