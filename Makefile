@@ -11,7 +11,7 @@ build:
 # example safe, and finds (and replays) the double release in its buggy variant.
 demo:
 	scripts/setup.sh
-	cargo build --release -p slam-run
+	cargo build --release
 	@echo "== slam-run examples/c/funlock.c       (expected: TRUE, exit code 0)"
 	@target/release/slam-run examples/c/funlock.c
 	@echo "== slam-run examples/c/funlock-bug.c   (expected: FALSE(unreach-call) and a counterexample, exit code 10)"

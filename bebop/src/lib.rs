@@ -25,6 +25,7 @@
 pub mod cli;
 mod concrete;
 pub mod engine;
+pub mod fmt;
 pub mod ids;
 pub mod lower;
 pub mod order;

@@ -1,7 +1,15 @@
 //! The `bebop` command: see [`bebop::cli`].
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let code = bebop::cli::run_cli(args, &mut std::io::stdout(), &mut std::io::stderr());
+    // Lossily: a path that is not UTF-8 then fails to open with a message, not a panic.
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let mut out = cli_common::output::stdout();
+    let code = bebop::cli::run_cli(args, &mut out, &mut std::io::stderr());
+    if let Err(e) = out.check() {
+        eprintln!("bebop: cannot write to standard output: {e}");
+        std::process::exit(cli_common::exit::INTERNAL);
+    }
     std::process::exit(code);
 }

@@ -88,8 +88,10 @@ fn label_option() {
     let (code, out, _) = cli(&["--label", "MY_ERROR_LABEL", f.to_str().expect("path")]);
     assert_eq!(code, 10);
     assert!(out.contains("REACHED MY_ERROR_LABEL"), "{out}");
-    let (code, _, err) = cli(&["-l", "NOPE", f.to_str().expect("path")]);
-    assert_eq!(code, 0);
+    // A label no statement carries is an input error, not a vacuous success.
+    let (code, out, err) = cli(&["-l", "NOPE", f.to_str().expect("path")]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.is_empty(), "{out}");
     assert!(err.contains("no statement is labelled `NOPE`"), "{err}");
 }
 
@@ -99,10 +101,12 @@ fn stats_and_invariants() {
         "inv.bp",
         "decl g; void main() begin g := *; assume(g); L: skip; end",
     );
-    let (code, out, _) = cli(&["--stats", "--invariants", f.to_str().expect("path")]);
+    let (code, out, err) = cli(&["--stats", "--invariants", f.to_str().expect("path")]);
     assert_eq!(code, 0);
-    assert!(out.contains("BDD variables:"), "{out}");
-    assert!(out.contains("worklist iterations:"), "{out}");
+    // Statistics are measurements, on stderr as in c2bp; stdout keeps the results.
+    assert!(err.contains("BDD variables:"), "{err}");
+    assert!(err.contains("worklist iterations:"), "{err}");
+    assert!(!out.contains("BDD variables:"), "{out}");
     let inv = out
         .lines()
         .find(|l| l.contains("L: skip"))
@@ -138,7 +142,15 @@ fn usage_errors_and_help() {
     assert_eq!(code, 1);
     let (code, out, _) = cli(&["--help"]);
     assert_eq!(code, 0);
-    assert!(out.contains("--trace-json"), "{out}");
+    assert!(out.contains("--json"), "{out}");
+    assert!(out.contains("--check"), "{out}");
+    assert!(out.contains(&cli_common::exit::help(&[])[..20]), "{out}");
+    for (c, meaning) in cli_common::exit::TABLE {
+        assert!(out.contains(meaning), "{c}: {out}");
+    }
+    // Several files only with --check.
+    let (code, _, err) = cli(&["a.bp", "b.bp"]);
+    assert_eq!(code, 1, "{err}");
     assert!(out.contains("--cprover-precedence"), "{out}");
 }
 
@@ -153,4 +165,68 @@ fn cprover_precedence() {
     assert_eq!(code, 10, "Moped: F & (F = F) = F");
     let (code, _, _) = cli(&["--cprover-precedence", f.to_str().expect("path")]);
     assert_eq!(code, 0, "CPROVER: (F & F) = F = T");
+}
+
+#[test]
+fn a_successful_run_leaves_no_stale_trace() {
+    let f = temp(
+        "safe-json.bp",
+        "decl g; void main() begin g := T; assert(g); end",
+    );
+    let j = temp("stale.json", "an old trace");
+    let (code, _, err) = cli(&[
+        "--trace-json",
+        j.to_str().expect("path"),
+        f.to_str().expect("path"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!j.exists(), "the old --trace-json file is still there");
+    let u = temp("unsafe-json.bp", UNSAFE);
+    let (code, _, _) = cli(&[
+        "--json",
+        j.to_str().expect("path"),
+        u.to_str().expect("path"),
+    ]);
+    assert_eq!(code, 10);
+    assert!(Trace::from_json(&std::fs::read_to_string(&j).expect("written")).is_ok());
+}
+
+#[test]
+fn check_mode_lists_the_diagnostics_of_every_file() {
+    let good = temp("check-good.bp", "decl g; void main() begin g := T; end");
+    let bad = temp(
+        "check-bad.bp",
+        "void main() begin\n  x := ;\nend\nvoid f() begin\n  y := := T;\nend\n",
+    );
+    let ill = temp("check-ill.bp", "void main() begin\n  mc := T;\nend\n");
+    let (code, out, err) = cli(&["--check", good.to_str().expect("path")]);
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    let (code, out, err) = cli(&[
+        "--check",
+        good.to_str().expect("path"),
+        bad.to_str().expect("path"),
+        ill.to_str().expect("path"),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "diagnostics only: {out}");
+    let bad_name = bad.display().to_string();
+    let ill_name = ill.display().to_string();
+    // Both procedures' syntax errors, each with its source line and a caret.
+    assert!(
+        err.contains(&format!("{bad_name}:2:8: error[syntax]")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{bad_name}:5:8: error[syntax]")),
+        "{err}"
+    );
+    assert!(err.contains(" 5 │   y := := T;"), "{err}");
+    // The message quotes the name once.
+    assert!(
+        err.contains(&format!(
+            "{ill_name}:2:3: error[undeclared-var]: undeclared variable `mc`\n"
+        )),
+        "{err}"
+    );
+    assert!(err.contains(" 2 │   mc := T;"), "{err}");
 }

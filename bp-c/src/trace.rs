@@ -176,7 +176,7 @@ pub fn load_trace_inputs(c: &Path, bp: &Path, trace: &Path) -> Result<TraceInput
         .map_err(|ds| InputError {
             details: ds
                 .iter()
-                .map(|d| d.render(&bp.display().to_string()))
+                .map(|d| d.render_source(&bp.display().to_string(), &bp_text))
                 .collect(),
             message: format!("{}: not a valid Boolean program", bp.display()),
         })?;

@@ -31,6 +31,10 @@
 //! - `discard-not-call`: `_` is a target only of a call, not of an assignment.
 //! - `nested-schoose` (warning): `schoose[p, n]` is an operand of another operator (`!`, a
 //!   binary operator or another `schoose`), rather than a whole expression.
+//! - `missing-return` (warning): a procedure that returns values can reach its `end` without
+//!   a `return` (it then returns arbitrary values). Reported at the `end`. Reachability is
+//!   structural: `return`, `goto`, `assume(F)` and `while T` do not fall through, a label
+//!   some `goto` names is reachable, every other condition may go either way.
 //!
 //! Statements are walked recursively (their nesting is bounded by the parser's
 //! [`crate::ast::MAX_STMT_DEPTH`]); expressions iteratively, with an explicit stack, so no depth
@@ -80,6 +84,61 @@ impl Scope<'_, '_> {
 enum Primes {
     Allowed,
     Forbidden,
+}
+
+/// The labels some `goto` of `stmts` names.
+fn goto_targets(stmts: &[Stmt]) -> HashSet<&str> {
+    let mut out = HashSet::new();
+    let mut todo: Vec<&[Stmt]> = vec![stmts];
+    while let Some(list) = todo.pop() {
+        for s in list {
+            match &s.kind {
+                StmtKind::Goto(ts) => out.extend(ts.iter().map(|t| t.name.as_str())),
+                StmtKind::If { arms, els } => {
+                    todo.extend(arms.iter().map(|a| a.body.as_slice()));
+                    todo.extend(els.as_deref());
+                }
+                StmtKind::While { body, .. } => todo.push(body),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Whether control can leave the end of `stmts` when their start is reachable as `reach`
+/// says (a label in `targeted` is reachable whatever comes before it).
+fn reaches_end(stmts: &[Stmt], mut reach: bool, targeted: &HashSet<&str>) -> bool {
+    for s in stmts {
+        if s.labels.iter().any(|l| targeted.contains(l.name.as_str())) {
+            reach = true;
+        }
+        reach = match &s.kind {
+            StmtKind::Return(_) | StmtKind::Goto(_) | StmtKind::Assume(Expr::Const(false, _)) => {
+                false
+            }
+            // `while T`: left only by a `goto`, whose target `targeted` covers.
+            StmtKind::While {
+                cond: Expr::Const(true, _),
+                body,
+            } => {
+                reaches_end(body, reach, targeted);
+                false
+            }
+            StmtKind::If { arms, els } => {
+                let mut any = els
+                    .as_ref()
+                    .map_or(reach, |b| reaches_end(b, reach, targeted));
+                for arm in arms {
+                    any |= reaches_end(&arm.body, reach, targeted);
+                }
+                any
+            }
+            StmtKind::While { body, .. } => reaches_end(body, reach, targeted) || reach,
+            _ => reach,
+        };
+    }
+    reach
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -166,6 +225,31 @@ impl<'a> Checker<'a> {
             self.expr(&scope, e, Primes::Forbidden);
         }
         self.stmts(&scope, &proc.body);
+        if proc.ret.arity() > 0 {
+            let targeted = goto_targets(&proc.body);
+            if reaches_end(&proc.body, true, &targeted) {
+                self.missing_return(proc);
+            }
+        }
+    }
+
+    fn missing_return(&mut self, proc: &Procedure) {
+        let end = proc.span.end.min(self.src.len());
+        let start = if self.src[..end].ends_with("end") {
+            end - 3
+        } else {
+            end
+        };
+        self.diags.push(Diagnostic::warning(
+            "missing-return",
+            format!(
+                "`{}` returns a value but can reach its `end` without `return` (it then \
+                 returns arbitrary values)",
+                proc.name.name
+            ),
+            span_at(self.src, start, end),
+            self.src,
+        ));
     }
 
     fn collect_labels(&mut self, labels: &mut HashSet<&'a str>, stmts: &'a [Stmt], proc: &str) {

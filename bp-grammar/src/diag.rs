@@ -2,8 +2,11 @@
 //!
 //! The parser and the checker both report through [`Diagnostic`]; nothing here prints. A
 //! diagnostic renders as `file:line:col: error[code]: message: `text`` so that editors and
-//! people can jump to it. The checker collects all of them; the parser stops at the first
-//! syntax error (pest reports one), but still reports it with a position.
+//! scripts can jump to it ([`Diagnostic::render`]), and, for people, with the source line and a
+//! caret under the offending text as rustc does ([`Diagnostic::render_source`], drawn by the
+//! `ariadne` crate under that same first line). The checker collects all of them; the parser
+//! reports the first syntax error of each procedure (it resynchronises at procedure
+//! boundaries).
 
 use crate::ast::Span;
 use serde::{Deserialize, Serialize};
@@ -58,20 +61,64 @@ impl Diagnostic {
         self.severity == Severity::Error
     }
 
-    /// Renders as `file:line:col: error[code]: message: `snippet``.
+    /// Renders as `file:line:col: error[code]: message: `snippet`` (the snippet left out when
+    /// the message already quotes it).
     pub fn render(&self, file: &str) -> String {
+        format!("{}: {}", self.head(file), self.message_with_snippet())
+    }
+
+    /// `file:line:col: error[code]`.
+    fn head(&self, file: &str) -> String {
         let sev = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let mut s = format!(
-            "{file}:{}:{}: {sev}[{}]: {}",
-            self.span.line, self.span.col, self.code, self.message
-        );
-        if !self.snippet.is_empty() {
-            s.push_str(&format!(": `{}`", self.snippet));
+        format!(
+            "{file}:{}:{}: {sev}[{}]",
+            self.span.line, self.span.col, self.code
+        )
+    }
+
+    fn message_with_snippet(&self) -> String {
+        if self.snippet.is_empty() || self.message.contains(&format!("`{}`", self.snippet)) {
+            self.message.clone()
+        } else {
+            format!("{}: `{}`", self.message, self.snippet)
         }
-        s
+    }
+
+    /// Renders for people: [`Diagnostic::render`]'s line, then the source lines of the span in
+    /// `src` (the text the diagnostic was made from) with a caret line under the offending
+    /// text. Without colour, so that the text is the same on a terminal and in a file.
+    pub fn render_source(&self, file: &str, src: &str) -> String {
+        use ariadne::{Config, IndexType, Label, Report, ReportKind, Source};
+        let start = floor_char_boundary(src, self.span.start.min(src.len()));
+        let end = floor_char_boundary(src, self.span.end.clamp(start, src.len()));
+        let head = self.head(file);
+        let colour = match self.severity {
+            Severity::Error => ariadne::Color::Red,
+            Severity::Warning => ariadne::Color::Yellow,
+        };
+        let report = Report::build(ReportKind::Custom(&head, colour), (file, start..end))
+            .with_config(
+                Config::default()
+                    .with_color(false)
+                    .with_index_type(IndexType::Byte),
+            )
+            .with_message(self.message_with_snippet())
+            .with_label(Label::new((file, start..end)).with_message("here"))
+            .finish();
+        let mut out = Vec::new();
+        if report.write((file, Source::from(src)), &mut out).is_err() {
+            return self.render(file);
+        }
+        // The first line is ariadne's header, coloured whatever the configuration says:
+        // the plain line replaces it.
+        let text = String::from_utf8_lossy(&out);
+        match text.trim_end().split_once('\n') {
+            Some((_, drawing)) => format!("{}\n{drawing}", self.render(file)),
+            None => self.render(file),
+        }
     }
 }
 
@@ -149,6 +196,56 @@ mod tests {
         assert_eq!(
             d.render("a.bp"),
             "a.bp:2:19: error[undeclared-var]: undeclared variable: `y`"
+        );
+    }
+
+    #[test]
+    fn a_quoted_snippet_is_not_repeated() {
+        let src = "void main() begin mc := T; end";
+        let d = Diagnostic::error(
+            "undeclared-var",
+            "undeclared variable `mc`",
+            span_at(src, 18, 20),
+            src,
+        );
+        assert_eq!(
+            d.render("a.bp"),
+            "a.bp:1:19: error[undeclared-var]: undeclared variable `mc`"
+        );
+    }
+
+    #[test]
+    fn render_source_shows_the_line_and_a_caret_under_the_plain_first_line() {
+        let src = "decl x;\nvoid main() begin\n  y := T;\nend\n";
+        let d = Diagnostic::error(
+            "undeclared-var",
+            "undeclared variable",
+            span_at(src, 28, 29),
+            src,
+        );
+        let text = d.render_source("a.bp", src);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], d.render("a.bp"), "{text}");
+        let shown = lines
+            .iter()
+            .position(|l| l.ends_with("  y := T;"))
+            .unwrap_or_else(|| panic!("the source line: {text}"));
+        let caret = lines[shown + 1];
+        let col = caret
+            .find(|c: char| c != ' ' && c != '│' && c != '|')
+            .expect("a mark");
+        assert_eq!(col, lines[shown].find('y').expect("y"), "{text}");
+        // At the end of the file, and with multi-byte text before the span.
+        let src = "// é\nvoid main() begin skip;";
+        let d = Diagnostic::error(
+            "syntax",
+            "expected `end`",
+            span_at(src, src.len(), src.len()),
+            src,
+        );
+        assert!(
+            d.render_source("b.bp", src)
+                .starts_with("b.bp:2:24: error[syntax]")
         );
     }
 }

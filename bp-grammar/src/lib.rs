@@ -23,7 +23,7 @@ pub mod trace;
 pub use ast::*;
 pub use check::check;
 pub use diag::{Diagnostic, Severity};
-pub use parse::{ParseOptions, Precedence, parse, parse_with};
+pub use parse::{ParseOptions, Precedence, comments, parse, parse_with};
 pub use print::{print, print_expr, print_stmt_head};
 
 /// Parses and checks `src`: the program if it is well-formed, otherwise every error found

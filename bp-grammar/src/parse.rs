@@ -11,7 +11,8 @@
 //!    `unsupported-concurrency`), `abortif` and stand-alone `constrain(e);` (code
 //!    `unsupported`);
 //! 2. the **pest grammar** (`grammar.pest`), whose first failure becomes one `syntax`
-//!    diagnostic with a readable "expected ..." message;
+//!    diagnostic with a readable "expected ..." message; the parse then resumes at the next
+//!    procedure (module `recover`), so that each procedure's first syntax error is reported;
 //! 3. the **AST builder**, which applies operator precedence iteratively (an explicit operator
 //!    stack, so a chain of 200,000 operands does not recurse), bounds expression trees by
 //!    [`MAX_EXPR_DEPTH`], checks Boolean constants (`bad-constant`) and parses annotations
@@ -50,6 +51,8 @@ mod grammar {
 use grammar::{BpParser, Rule};
 
 mod prescan;
+mod recover;
+pub use prescan::comments;
 use prescan::{CONCURRENCY_KEYWORDS, is_ident_char, prescan};
 
 /// How unparenthesised mixes of binary operators are read (`docs/bp-semantics.md`,
@@ -112,7 +115,7 @@ const DEEP_INPUT_STACK: usize = 64 << 20;
 fn parse_prescanned(src: &str, opts: &ParseOptions) -> Result<Program, Vec<Diagnostic>> {
     let mut pairs = match BpParser::parse(Rule::program, src) {
         Ok(pairs) => pairs,
-        Err(e) => return Err(vec![syntax_error(src, &e)]),
+        Err(e) => return Err(recover::syntax_errors(src, syntax_error(src, &e))),
     };
     let Some(top) = pairs.next() else {
         return Err(vec![Diagnostic::error(

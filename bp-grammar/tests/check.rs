@@ -499,3 +499,38 @@ fn deep_expressions_do_not_overflow_a_small_stack() {
         .join()
         .expect("no stack overflow");
 }
+
+#[test]
+fn missing_return_is_a_warning_at_the_end() {
+    let src = "bool f(a) begin\n  if a then return T; fi;\nend\nvoid main() begin\n  skip;\nend\n";
+    let diags = diagnostics(src);
+    assert_eq!(diags.len(), 1, "{}", render(&diags));
+    assert_eq!(
+        (
+            diags[0].code.as_str(),
+            diags[0].severity,
+            diags[0].span.line
+        ),
+        ("missing-return", Severity::Warning, 3)
+    );
+    assert_eq!(diags[0].snippet, "end");
+    // Every way out returns: no warning.
+    for ok in [
+        "bool f(a) begin\n  if a then return T; else return F; fi;\nend\n",
+        "bool f(a) begin\n  while T do skip; od;\nend\n",
+        "bool f(a) begin\n  goto L;\n  L: return a;\nend\n",
+        "bool<2> f(a) begin\n  assume(F);\nend\n",
+        "void f(a) begin\n  skip;\nend\n",
+    ] {
+        let src = format!("{ok}void main() begin skip; end\n");
+        assert!(
+            diagnostics(&src).is_empty(),
+            "{src}: {}",
+            render(&diagnostics(&src))
+        );
+    }
+    // A label a `goto` names is reachable, even after a `return`.
+    let src = "bool f(a) begin\n  if a then goto L; fi;\n  return T;\n  L: skip;\nend\n\
+               void main() begin skip; end\n";
+    assert_eq!(summary(src), vec![triple("missing-return", "5:1", "end")]);
+}

@@ -1040,3 +1040,31 @@ fn annotations_go_before_labels() {
     let (code, line, col, _) = err("void main() begin //@ a=1\n L1: //@ b=2\n skip; end");
     assert_eq!((code.as_str(), line, col), ("bad-annotation", 2, 6));
 }
+
+#[test]
+fn syntax_errors_in_two_procedures_are_both_reported() {
+    let src = "decl g;\nvoid main() begin\n  g := ;\nend\n\nbool f() begin\n  return T T;\nend\n\
+               void h() begin\n  skip;\nend\nvoid k() begin\n  if g then skip; fi;\n  g := (g;\nend\n";
+    let diags = bp_grammar::parse(src).expect_err("three syntax errors");
+    let at: Vec<(String, u32)> = diags
+        .iter()
+        .map(|d| (d.code.clone(), d.span.line))
+        .collect();
+    assert_eq!(
+        at,
+        vec![
+            ("syntax".to_string(), 3),
+            ("syntax".to_string(), 7),
+            ("syntax".to_string(), 14)
+        ],
+        "{diags:?}"
+    );
+    // A syntax error in the declarations resumes at the first procedure.
+    let src = "decl g\nvoid main() begin\n  g := ;\nend\n";
+    let lines: Vec<u32> = bp_grammar::parse(src)
+        .expect_err("two errors")
+        .iter()
+        .map(|d| d.span.line)
+        .collect();
+    assert_eq!(lines, vec![2, 3]);
+}

@@ -3,10 +3,10 @@
 //! `--stats` go to standard error. Exit codes follow `cli_common::exit`: 0 success, 1 usage,
 //! 2 input error (C, predicate or property file), 6 internal error.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
 use cli_common::exit;
 
 /// SLAM's abstractor: a C program and predicates to a Boolean program (C2BP).
@@ -16,13 +16,12 @@ use cli_common::exit;
 /// literals, branches become assumes, calls follow C2BP's procedure signatures, and the error
 /// (a call of reach_error() or __VERIFIER_error(), or what --error-fn / --error-label /
 /// --assert / --property name) becomes `assert F`, which bebop checks.
-#[derive(Parser, Debug)]
+#[derive(clap::Parser, Debug)]
 #[command(
     name = "c2bp",
     version,
     after_help = "Predicate file format (one C expression per line, names as cir-dump prints them):\n  \
-                  global:\n  x < y\n  function main:\n  i#2 >= 0\n  function abs:\n  \\result >= 0\n\n\
-                  Exit codes: 0 success, 1 usage error, 2 input error (file:line:col), 6 internal error."
+                  global:\n  x < y\n  function main:\n  i#2 >= 0\n  function abs:\n  \\result >= 0"
 )]
 struct Args {
     /// The C file (`.c` is preprocessed with `gcc -E`; `.i` is read as is).
@@ -84,11 +83,11 @@ struct Args {
 
 fn fail(code: i32, msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("c2bp: {msg}");
-    ExitCode::from(u8::try_from(code).unwrap_or(1))
+    exit::code(code)
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = cli_common::args::parse(&[(exit::SAFE, "the Boolean program was written")]);
     cli_common::logging::init(args.verbose, "C2BP_LOG");
     let mut error_fns = args.error_fn.clone();
     if let Some(p) = &args.property {
@@ -112,7 +111,7 @@ fn main() -> ExitCode {
         assert_is_error: args.assert,
         keep_global_reads: false,
     };
-    let prog = match cir::load_file(&args.file, &lower) {
+    let prog = match cir::load_program(&args.file, &lower) {
         Ok(p) => p,
         Err(e) => return fail(exit::INPUT_ERROR, e),
     };
@@ -186,7 +185,16 @@ fn main() -> ExitCode {
                 return fail(exit::INPUT_ERROR, format!("{}: {e}", p.display()));
             }
         }
-        None => print!("{}", out.text),
+        None => {
+            let mut stdout = cli_common::output::stdout();
+            let _ = stdout.write_all(out.text.as_bytes());
+            if let Err(e) = stdout.check() {
+                return fail(
+                    exit::INTERNAL,
+                    format!("cannot write to standard output: {e}"),
+                );
+            }
+        }
     }
     ExitCode::SUCCESS
 }

@@ -3,6 +3,13 @@
 //! of the preprocessed text back to the user's file, line and column through the `#line`
 //! markers that `gcc -E` writes.
 //!
+//! Stack safety: lang-c's parser and the lowering recurse once per level of nesting (about
+//! 2.5 KiB per level in a release build), so a file nesting a few thousand parentheses would
+//! overflow an 8 MiB main-thread stack. The token stream's bracket nesting and runs of prefix
+//! operators are bounded first ([`MAX_NESTING`], a located error beyond), and
+//! [`crate::load_file`] parses and lowers on a thread with a large stack
+//! ([`PARSE_STACK`]), which also covers the chains no bracket shows (casts, `else if`).
+//!
 //! `.i` files are already preprocessed: `gcc -E` would output nothing for them (gcc treats them
 //! as "cpp-output" and skips preprocessing), so they are read as they are, with a `# 1 "file"`
 //! marker prepended.
@@ -163,10 +170,96 @@ pub fn parse_file(path: &Path, opts: &FrontendOptions) -> Result<Parsed, CirErro
     parse_preprocessed_text(&shown, source)
 }
 
+/// The deepest nesting of parentheses, brackets and braces, and the longest run of prefix
+/// operators, that the front end accepts (real programs stay in the dozens).
+pub const MAX_NESTING: usize = 1000;
+
+/// The most `++`/`--` tokens in one run of prefix operators. lang-c's parser backtracks over
+/// each of them when the run does not end in an operand, in time exponential in their number
+/// (20 take seconds, 30 hours); real programs have one or two.
+pub const MAX_INC_DEC_RUN: usize = 4;
+
+/// The stack of the thread [`crate::load_file`] parses and lowers on: reserved, committed
+/// only as used; enough for [`MAX_NESTING`] levels with a wide margin.
+pub const PARSE_STACK: usize = 256 << 20;
+
+/// Rejects text nested more deeply than [`MAX_NESTING`], at the first token too deep: string
+/// and character literals, comments and `#` lines are skipped.
+fn check_nesting(source: &str, lines: &LineMap) -> Result<(), CirError> {
+    let b = source.as_bytes();
+    let (mut depth, mut prefix_run, mut inc_dec, mut i) = (0usize, 0usize, 0usize, 0usize);
+    let mut line_start = true;
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        if line_start && c == b'#' {
+            i = b[i..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(b.len(), |p| i + p);
+            continue;
+        }
+        line_start = c == b'\n' || (line_start && c.is_ascii_whitespace());
+        match c {
+            b'"' | b'\'' => {
+                i += 1;
+                while i < b.len() && b[i] != c && b[i] != b'\n' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'/' if next == Some(b'/') => {
+                i = b[i..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(b.len(), |p| i + p);
+                continue;
+            }
+            b'/' if next == Some(b'*') => {
+                i = b[i + 2..]
+                    .windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(b.len(), |p| i + 2 + p + 1);
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'-' | b'+' if next == Some(c) => {
+                // `++`/`--`, one token (the lexer's longest match).
+                prefix_run += 1;
+                inc_dec += 1;
+                i += 1;
+            }
+            b'!' | b'~' | b'-' | b'+' | b'*' | b'&' => prefix_run += 1,
+            c if c.is_ascii_whitespace() => {}
+            _ => (prefix_run, inc_dec) = (0, 0),
+        }
+        if matches!(c, b'(' | b'[' | b'{' | b')' | b']' | b'}') {
+            (prefix_run, inc_dec) = (0, 0);
+        }
+        if inc_dec > MAX_INC_DEC_RUN {
+            return Err(CirError::Unsupported {
+                loc: lines.loc(i),
+                what: format!("more than {MAX_INC_DEC_RUN} `++`/`--` in a row"),
+            });
+        }
+        if depth > MAX_NESTING || prefix_run > MAX_NESTING {
+            return Err(CirError::Unsupported {
+                loc: lines.loc(i),
+                what: format!(
+                    "nesting deeper than {MAX_NESTING} levels (parentheses, brackets, braces or \
+                     prefix operators)"
+                ),
+            });
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
 /// Parses already preprocessed text (positions map through its `#line` markers; lines before
 /// the first marker belong to `name`).
 pub fn parse_preprocessed_text(name: &str, source: String) -> Result<Parsed, CirError> {
     let lines = LineMap::new(&source, name);
+    check_nesting(&source, &lines)?;
     let config = Config {
         cpp_command: "gcc".into(),
         cpp_options: vec![],

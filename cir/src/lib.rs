@@ -29,8 +29,66 @@ pub use types::DataModel;
 /// Preprocesses, parses and lowers a C file, then replaces reads of globals whose value is
 /// known by constants ([`constprop`]; unless [`LowerOptions::keep_global_reads`]).
 pub fn load_file(path: &std::path::Path, opts: &LowerOptions) -> Result<Program, CirError> {
+    load_on_large_stack(path, opts, false)
+}
+
+/// [`load_file`] for a program to verify: one without a function `main` (an empty file, a
+/// library) is an input error located at the end of the file, since every tool starts there.
+pub fn load_program(path: &std::path::Path, opts: &LowerOptions) -> Result<Program, CirError> {
+    load_on_large_stack(path, opts, true)
+}
+
+fn load_on_large_stack(
+    path: &std::path::Path,
+    opts: &LowerOptions,
+    require_main: bool,
+) -> Result<Program, CirError> {
+    // lang-c and the lowering recurse per level of nesting: give them a large stack
+    // (`frontend::PARSE_STACK`), whatever the caller's; on this thread if none can be started.
+    let run = || load_file_here(path, opts, require_main);
+    let joined = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("cir-load".into())
+            .stack_size(frontend::PARSE_STACK)
+            .spawn_scoped(scope, run)
+            .ok()
+            .map(|handle| handle.join())
+    });
+    match joined {
+        Some(Ok(result)) => result,
+        Some(Err(panic)) => std::panic::resume_unwind(panic),
+        None => load_file_here(path, opts, require_main),
+    }
+}
+
+fn load_file_here(
+    path: &std::path::Path,
+    opts: &LowerOptions,
+    require_main: bool,
+) -> Result<Program, CirError> {
     let parsed = frontend::parse_file(path, &frontend::FrontendOptions::default())?;
     let mut prog = lower::lower(&parsed, opts)?;
+    // Every tool starts at `main`: a program without one (an empty file, a library) is an
+    // input error here, not an ill-formed abstraction later.
+    if require_main && !prog.functions.iter().any(|f| f.name == "main") {
+        // At the end of the file (line 1 of a file that declares nothing).
+        let (line, col) = match parsed.lines.position(parsed.source.len()) {
+            (_, 0, _) => (1, 1),
+            (_, line, col) => (line, col),
+        };
+        return Err(CirError::Invalid {
+            loc: Loc {
+                file: parsed.path.clone(),
+                line,
+                col,
+            },
+            message: if parsed.unit.0.is_empty() {
+                "the file declares nothing: there is no function `main` to verify".into()
+            } else {
+                "there is no function `main` (with a body) to verify".into()
+            },
+        });
+    }
     if !opts.keep_global_reads {
         let report = constprop::propagate(&mut prog);
         tracing::debug!(

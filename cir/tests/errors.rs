@@ -9,7 +9,7 @@ fn lower_text(name: &str, text: &str) -> Result<cir::Program, cir::CirError> {
     let path = dir.join(name);
     let mut f = std::fs::File::create(&path).expect("create");
     f.write_all(text.as_bytes()).expect("write");
-    cir::load_file(&path, &cir::LowerOptions::default())
+    cir::load_program(&path, &cir::LowerOptions::default())
 }
 
 #[test]
@@ -132,4 +132,120 @@ fn allocation_never_fails() {
     assert!(text.contains("assume(malloc#ret#1 != (int *)0)"), "{text}");
     // A discarded result needs no assumption.
     assert_eq!(text.matches("assume(").count(), 1, "{text}");
+}
+
+#[test]
+fn a_program_without_main_is_an_input_error() {
+    for (name, text, what) in [
+        ("empty.c", "", "declares nothing"),
+        (
+            "nomain.c",
+            "int f(int x) { return x; }\n",
+            "no function `main`",
+        ),
+        ("proto.c", "int main(void);\n", "no function `main`"),
+    ] {
+        let e = lower_text(name, text).expect_err("no main");
+        let cir::CirError::Invalid { loc, message } = &e else {
+            panic!("{name}: not an input error: {e}")
+        };
+        assert!(loc.file.ends_with(name) && loc.line >= 1, "{e}");
+        assert!(message.contains(what), "{e}");
+    }
+}
+
+#[test]
+fn calls_must_match_the_prototype() {
+    let e = lower_text(
+        "arity.c",
+        "int f(int a, int b) { return a + b; }\nint main(void) { return f(1); }\n",
+    )
+    .expect_err("too few arguments");
+    assert!(
+        e.to_string()
+            .contains("arity.c:2:25: `f` takes 2 arguments, but 1 is given"),
+        "{e}"
+    );
+    let e = lower_text(
+        "arity2.c",
+        "int g(void);\nint main(void) { return g(1, 2); }\n",
+    )
+    .expect_err("too many arguments");
+    assert!(
+        e.to_string()
+            .contains("`g` takes 0 arguments, but 2 are given"),
+        "{e}"
+    );
+    // An old-style declaration and `...` take more; printf-like calls stay fine.
+    lower_text(
+        "arity3.c",
+        "int h();\nint v(int n, ...);\nint main(void) { return h(1, 2) + v(1, 2, 3); }\n",
+    )
+    .expect("no prototype, or variadic");
+}
+
+#[test]
+fn deep_nesting_is_a_located_error_not_a_stack_overflow() {
+    let n = 5000;
+    let text = format!(
+        "int main(void) {{\n  int x = {}1{};\n  return x;\n}}\n",
+        "(".repeat(n),
+        ")".repeat(n)
+    );
+    let e = lower_text("deep.c", &text).expect_err("too deep");
+    let cir::CirError::Unsupported { loc, what } = &e else {
+        panic!("not located: {e}")
+    };
+    // `{` of main is the first level: the 1000th parenthesis is one too many.
+    assert_eq!(
+        (loc.line, loc.col),
+        (2, 10 + cir::frontend::MAX_NESTING as u32),
+        "{e}"
+    );
+    assert!(what.contains("nesting deeper than"), "{e}");
+    let minus = format!(
+        "int main(void) {{\n  int x = 1;\n  return {}x;\n}}\n",
+        "- ".repeat(n)
+    );
+    assert!(lower_text("minus.i", &minus).is_err());
+    // Within the limit, and the chains no bracket shows (casts, `else if`), parse on the
+    // front end's large stack whatever the caller's.
+    let ok = format!(
+        "int main(void) {{\n  int x = {}1{};\n  return x;\n}}\n",
+        "(".repeat(900),
+        ")".repeat(900)
+    );
+    let elses = format!(
+        "int main(void) {{\n  int x = 0;\n  {}x = 2;\n  return (int){}x;\n}}\n",
+        "if (x == 1) x = 1; else ".repeat(4000),
+        "(int)".repeat(4000)
+    );
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            lower_text("ok.i", &ok).expect("900 levels");
+            lower_text("elses.i", &elses).expect("4000 else-ifs and casts");
+        })
+        .expect("thread")
+        .join()
+        .expect("no overflow on a small caller stack");
+}
+
+#[test]
+fn runs_of_increments_are_refused_before_the_parser_backtracks_over_them() {
+    // Without an operand, lang-c's time doubles with each `--`: 40 took hours.
+    let n = 40;
+    for body in ["--".repeat(n), "-- !".repeat(n), "+-+".repeat(n)] {
+        let text = format!("void f(int c) {{\n  {body}");
+        let e = lower_text("incdec.i", &text).expect_err("refused");
+        let cir::CirError::Unsupported { loc, what } = &e else {
+            panic!("not located: {e}")
+        };
+        assert_eq!(loc.line, 2, "{e}");
+        assert!(what.contains("`++`/`--` in a row"), "{e}");
+    }
+    // What programs write stays accepted.
+    let ok =
+        "int main(void) {\n  int x = 0, *p = &x;\n  x = - --x + ++*p - -x;\n  return !!x;\n}\n";
+    lower_text("ok.i", ok).expect("ordinary increments");
 }

@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
 use cli_common::exit;
+use std::io::Write as _;
 
 /// Constrain (Das & Dill refinement, as in SLAM): excludes spurious transitions of an abstract
 /// trace using only the Boolean variables already present.
@@ -18,7 +18,7 @@ use cli_common::exit;
 /// in the second. A spurious transition becomes a `constrain` clause on the assignment, a
 /// conjunct of the `assume`, or (when the state after is impossible by itself) an `enforce` of
 /// the procedure; each is first strengthened by dropping literals.
-#[derive(Parser, Debug)]
+#[derive(clap::Parser, Debug)]
 #[command(
     name = "constrain",
     version,
@@ -30,7 +30,7 @@ struct Args {
     c_file: PathBuf,
     /// The Boolean program (written by c2bp; its header records the settings).
     bp_file: PathBuf,
-    /// The trace (bebop --trace-json), with the valuation at every step.
+    /// The trace (bebop --json), with the valuation at every step.
     trace: PathBuf,
     /// Write the Boolean program with the constraints added to FILE.
     #[arg(long, value_name = "FILE")]
@@ -51,11 +51,14 @@ struct Args {
 
 fn fail(code: i32, msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("constrain: {msg}");
-    ExitCode::from(u8::try_from(code).unwrap_or(1))
+    exit::code(code)
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = cli_common::args::parse(&[
+        (exit::SAFE, "constraints found"),
+        (exit::UNKNOWN, "no spurious transition found"),
+    ]);
     cli_common::logging::init(args.verbose, "CONSTRAIN_LOG");
     match run(&args) {
         Ok(c) | Err(c) => c,
@@ -84,14 +87,22 @@ fn run(args: &Args) -> Result<ExitCode, ExitCode> {
     };
     let pass = constrain::analyze(&prog, &pts, &bp, &trace, &opts)
         .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", args.trace.display())))?;
+    let mut stdout = cli_common::output::stdout();
     if pass.constraints.is_empty() {
-        println!(
+        let _ = writeln!(
+            stdout,
             "no spurious transition ({} of {} instructions examined)",
             pass.examined, pass.instructions
         );
     } else {
-        print!("{}", constrain::constraints_text(&pass.constraints));
+        let _ = write!(stdout, "{}", constrain::constraints_text(&pass.constraints));
     }
+    stdout.check().map_err(|e| {
+        fail(
+            exit::INTERNAL,
+            format!("cannot write to standard output: {e}"),
+        )
+    })?;
     if let Some(j) = &args.json {
         std::fs::write(j, constrain::pass_json(&pass))
             .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", j.display())))?;
@@ -102,9 +113,9 @@ fn run(args: &Args) -> Result<ExitCode, ExitCode> {
         std::fs::write(out, text)
             .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", out.display())))?;
     }
-    Ok(ExitCode::from(if pass.constraints.is_empty() {
-        u8::try_from(exit::UNKNOWN).unwrap_or(5)
+    Ok(exit::code(if pass.constraints.is_empty() {
+        exit::UNKNOWN
     } else {
-        0
+        exit::SAFE
     }))
 }

@@ -7,18 +7,18 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
 use cli_common::exit;
+use std::io::Write as _;
 
 /// SLAM's Newton: replays an abstract error trace on the C program.
 ///
-/// The trace (bebop --trace-json) is mapped back to C edges through the .bp's annotations; the
+/// The trace (bebop --json) is mapped back to C edges through the .bp's annotations; the
 /// path formula is built by weakest preconditions through calls and returns and decided by Z3.
 /// A satisfiable path is replayed on the concrete interpreter with the solver's input values:
 /// only a replay that reaches the error is reported FEASIBLE. An infeasible path yields its
 /// shortest infeasible prefix, a minimal core of conditions and new predicates (predicate-file
 /// format) that c2bp can use next.
-#[derive(Parser, Debug)]
+#[derive(clap::Parser, Debug)]
 #[command(
     name = "newton",
     version,
@@ -30,7 +30,7 @@ struct Args {
     c_file: PathBuf,
     /// The Boolean program (written by c2bp; its header records the settings).
     bp_file: PathBuf,
-    /// The trace (bebop --trace-json).
+    /// The trace (bebop --json).
     trace: PathBuf,
     /// The predicates the .bp was built from (default: read back from its variable names).
     #[arg(short, long, value_name = "FILE")]
@@ -51,7 +51,7 @@ struct Args {
 
 fn fail(code: i32, msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("newton: {msg}");
-    ExitCode::from(u8::try_from(code).unwrap_or(1))
+    exit::code(code)
 }
 
 fn read(p: &PathBuf) -> Result<String, ExitCode> {
@@ -59,7 +59,17 @@ fn read(p: &PathBuf) -> Result<String, ExitCode> {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = cli_common::args::parse(&[
+        (
+            exit::SAFE,
+            "the trace is infeasible (new predicates printed)",
+        ),
+        (
+            exit::UNSAFE,
+            "the trace is feasible: a counterexample replayed on the C program",
+        ),
+        (exit::UNKNOWN, "Z3 could not decide the path"),
+    ]);
     cli_common::logging::init(args.verbose, "NEWTON_LOG");
     match run(&args) {
         Ok(c) | Err(c) => c,
@@ -110,7 +120,14 @@ fn run(args: &Args) -> Result<ExitCode, ExitCode> {
         rlimit: args.rlimit,
     };
     let out = newton::analyze(&prog, &pts, &preds, &path, &opts);
-    print!("{}", newton::outcome_text(&out));
+    let mut stdout = cli_common::output::stdout();
+    let _ = write!(stdout, "{}", newton::outcome_text(&out));
+    stdout.check().map_err(|e| {
+        fail(
+            exit::INTERNAL,
+            format!("cannot write to standard output: {e}"),
+        )
+    })?;
     if let Some(j) = &args.json {
         std::fs::write(j, newton::outcome_json(&out))
             .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", j.display())))?;
@@ -123,5 +140,5 @@ fn run(args: &Args) -> Result<ExitCode, ExitCode> {
         std::fs::write(w, cir::pred::predicate_file_text(&all))
             .map_err(|e| fail(exit::INPUT_ERROR, format!("{}: {e}", w.display())))?;
     }
-    Ok(ExitCode::from(u8::try_from(out.exit_code()).unwrap_or(1)))
+    Ok(exit::code(out.exit_code()))
 }

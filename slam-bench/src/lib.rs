@@ -12,16 +12,24 @@
 //! - [`results`] owns the row format, the JSON-lines file, the CSV and merging shards.
 //! - [`stats`] reads slam-run's `--stats-json`: the per-phase totals of a row, the
 //!   per-iteration breakdown.
-//! - [`report`] turns rows into the summary tables (Fig. 4's categories and the SV-COMP score),
-//!   the SVG plots and the HTML report.
+//! - [`summary`] turns rows into the summary tables (Fig. 4's categories and the SV-COMP
+//!   score), [`plots`] into the SVG plots, [`html`] into the HTML report; [`report`] writes
+//!   them all into a results directory.
+//! - [`provenance`] records the host, the `slam-run` version and the start of a benchmark.
+//! - [`progress`] shows which runs are in flight, how many are done and the time left.
 //! - [`table`] runs `slam-run` once per task, one at a time, and prints a row per task and the
 //!   correct and wrong verdicts per set (`slam-bench table`).
 
 pub mod config;
+pub mod html;
+pub mod plots;
+pub mod progress;
+pub mod provenance;
 pub mod report;
 pub mod results;
 pub mod runner;
 pub mod stats;
+pub mod summary;
 pub mod table;
 pub mod tasks;
 

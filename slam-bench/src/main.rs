@@ -20,7 +20,9 @@ use slam_bench::{report, table as task_table, tasks};
 /// `--jobs` at a time. Results: results.jsonl (one line per run, appended as runs finish, so `--resume`
 /// continues an interrupted benchmark), results.csv, summary.md (per configuration: correct
 /// TRUE, correct FALSE, wrong, NDF, timeout/memory, unknown, SV-COMP score), quantile.svg,
-/// scatter.svg and report.html, in `--out`.
+/// scatter.svg, report.html (host, slam-run version, dates, the summary, the plots and a
+/// sortable, filterable table of every run) and runs/CONFIG/SET/TASK.out and .err (each run's
+/// output, linked from the report), in `--out`.
 #[derive(Parser, Debug)]
 #[command(name = "slam-bench", version)]
 struct Cli {
@@ -275,7 +277,7 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
         eprintln!("slam-bench: {n}");
     }
     if tasks.is_empty() {
-        return Err(slam_bench::BenchError::Input("no tasks found".into()).into());
+        return Err(tasks::no_tasks(&a.sets).into());
     }
     let opts = RunOptions {
         slam_run: a.slam_run.clone().unwrap_or_else(default_slam_run),
@@ -291,6 +293,7 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
         resume: a.resume,
         shard: a.shard.as_deref().map(runner::parse_shard).transpose()?,
         progress: !a.quiet,
+        keep_output: true,
     };
     eprintln!(
         "slam-bench: {} tasks x {} configurations ({}){}, {} jobs, {} CPU s, {} wall-clock s \
@@ -312,11 +315,12 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
     );
     let rows = runner::run_benchmark(&tasks, &configs, &opts)?;
     let names: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
+    let meta = read_meta(&opts.out_dir);
     write_reports(
         &opts.out_dir,
         &rows,
         &names,
-        opts.cpu_limit,
+        meta.as_ref(),
         a.scatter.as_deref(),
     )
 }
@@ -325,33 +329,74 @@ fn write_reports(
     dir: &Path,
     rows: &[Row],
     preferred: &[String],
-    limit: f64,
+    meta: Option<&Meta>,
     scatter: Option<&str>,
 ) -> anyhow::Result<()> {
     let configs = report::config_order(rows, preferred);
     let pair = scatter
         .map(|s| report::scatter_pair(s, &configs))
         .transpose()?;
-    let info = format!(
-        "{} runs, {} configurations, {} CPU s per run",
-        rows.len(),
-        configs.len(),
-        limit
-    );
+    let limit = limit_of(meta, rows);
     let sum = report::write_all(
         dir,
         rows,
         &configs,
         limit,
         pair.as_ref().map(|(a, b)| (a.as_str(), b.as_str())),
-        &info,
+        about(meta, rows, &configs, limit),
     )?;
     println!("{sum}");
     println!(
-        "Results in {}: results.jsonl, results.csv, summary.md, quantile.svg, scatter.svg, report.html",
+        "Results in {}: results.jsonl, results.csv, summary.md, quantile.svg, scatter.svg, \
+         report.html, runs/ (each run's output)",
         dir.display()
     );
     Ok(())
+}
+
+/// The heading block of the report.
+fn about(
+    meta: Option<&Meta>,
+    rows: &[Row],
+    configs: &[String],
+    limit: f64,
+) -> Vec<(String, String)> {
+    let p = meta.map(|m| m.provenance.clone()).unwrap_or_default();
+    let or = |s: String| {
+        if s.is_empty() {
+            "unknown".to_string()
+        } else {
+            s
+        }
+    };
+    let mut v = vec![
+        ("host".to_string(), or(p.host)),
+        ("CPU".to_string(), or(p.cpu)),
+        (
+            "memory".to_string(),
+            if p.memory_mib > 0 {
+                format!("{} MiB", p.memory_mib)
+            } else {
+                "unknown".into()
+            },
+        ),
+        ("tool".to_string(), or(p.tool_version)),
+        ("benchmark started".to_string(), or(p.started)),
+        ("report written".to_string(), slam_bench::provenance::now()),
+    ];
+    let limits = match meta {
+        Some(m) => format!(
+            "{} CPU s, {} wall-clock s, {} MiB per run",
+            m.cpu_limit, m.wall_limit, m.mem_limit_mib
+        ),
+        None => format!("{limit} CPU s per run (the longest run: no bench.json)"),
+    };
+    v.push(("limits".to_string(), limits));
+    v.push((
+        "runs".to_string(),
+        format!("{} runs of {} configurations", rows.len(), configs.len()),
+    ));
+    v
 }
 
 fn read_meta(dir: &Path) -> Option<Meta> {
@@ -367,6 +412,7 @@ fn limit_of(meta: Option<&Meta>, rows: &[Row]) -> f64 {
 fn merge(inputs: &[PathBuf], out: &Path, scatter: Option<&str>) -> anyhow::Result<()> {
     let mut sets = Vec::new();
     let mut metas: Vec<Meta> = Vec::new();
+    let mut shard_dirs = Vec::new();
     for i in inputs {
         let (file, dir) = if i.is_dir() {
             (i.join("results.jsonl"), i.clone())
@@ -376,7 +422,9 @@ fn merge(inputs: &[PathBuf], out: &Path, scatter: Option<&str>) -> anyhow::Resul
                 i.parent().unwrap_or(Path::new(".")).to_path_buf(),
             )
         };
-        sets.push(results::read_jsonl(&file)?);
+        let rows = results::read_jsonl(&file)?;
+        shard_dirs.push((dir.clone(), rows.clone()));
+        sets.push(rows);
         if let Some(m) = read_meta(&dir) {
             if let Some(first) = metas.first()
                 && (first.configs != m.configs
@@ -409,18 +457,54 @@ fn merge(inputs: &[PathBuf], out: &Path, scatter: Option<&str>) -> anyhow::Resul
         .first()
         .map(|m| m.configs.iter().map(|c| c.name.clone()).collect())
         .unwrap_or_default();
-    if let Some(m) = metas.first() {
-        let merged = Meta {
+    copy_outputs(&shard_dirs, out)?;
+    let merged = metas.first().map(|m| {
+        let mut hosts: Vec<&str> = Vec::new();
+        for h in metas.iter().map(|m| m.provenance.host.as_str()) {
+            if !hosts.contains(&h) {
+                hosts.push(h);
+            }
+        }
+        let mut merged = Meta {
             shard: None,
             ..m.clone()
         };
-        std::fs::write(
-            out.join("bench.json"),
-            serde_json::to_string_pretty(&merged)?,
-        )?;
+        merged.provenance.host = hosts.join(", ");
+        merged.provenance.started = metas
+            .iter()
+            .map(|m| m.provenance.started.clone())
+            .filter(|s| !s.is_empty())
+            .min()
+            .unwrap_or_default();
+        merged
+    });
+    if let Some(m) = &merged {
+        std::fs::write(out.join("bench.json"), serde_json::to_string_pretty(m)?)?;
     }
-    let limit = limit_of(metas.first(), &rows);
-    write_reports(out, &rows, &preferred, limit, scatter)
+    write_reports(out, &rows, &preferred, merged.as_ref(), scatter)
+}
+
+/// Copies the kept output of each shard's runs into the merged directory, so that the merged
+/// report links it too.
+fn copy_outputs(shards: &[(PathBuf, Vec<Row>)], out: &Path) -> anyhow::Result<()> {
+    for (dir, rows) in shards {
+        for r in rows {
+            let stem = results::output_stem(&r.task, &r.config);
+            for ext in ["out", "err"] {
+                let rel = PathBuf::from(format!("{}.{ext}", stem.display()));
+                let from = dir.join(&rel);
+                if from.is_file() {
+                    let to = out.join(&rel);
+                    if let Some(parent) = to.parent() {
+                        std::fs::create_dir_all(parent)
+                            .with_context(|| parent.display().to_string())?;
+                    }
+                    std::fs::copy(&from, &to).with_context(|| from.display().to_string())?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn report_again(dir: &Path, scatter: Option<&str>) -> anyhow::Result<()> {
@@ -430,8 +514,7 @@ fn report_again(dir: &Path, scatter: Option<&str>) -> anyhow::Result<()> {
         .as_ref()
         .map(|m| m.configs.iter().map(|c| c.name.clone()).collect())
         .unwrap_or_default();
-    let limit = limit_of(meta.as_ref(), &rows);
-    write_reports(dir, &rows, &preferred, limit, scatter)
+    write_reports(dir, &rows, &preferred, meta.as_ref(), scatter)
 }
 
 fn table(a: TableArgs) -> anyhow::Result<()> {
@@ -446,6 +529,9 @@ fn table(a: TableArgs) -> anyhow::Result<()> {
                 all.push(t);
             }
         }
+    }
+    if all.is_empty() {
+        return Err(tasks::no_tasks(&a.sets).into());
     }
     let opts = task_table::TableOptions {
         slam_run: a.slam_run.unwrap_or_else(default_slam_run),

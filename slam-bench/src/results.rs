@@ -1,6 +1,7 @@
 //! Result rows: one per (task, configuration) run; the JSON-lines file they are appended to
-//! (format `slam-bench-row/1`, one object per line, so an interrupted benchmark keeps every
-//! finished run), the CSV, and merging the files of several shards.
+//! (format `slam-bench-row/2`, one object per line, so an interrupted benchmark keeps every
+//! finished run), the CSV (written by the `csv` crate), where each run's output is kept, and
+//! merging the files of several shards.
 //!
 //! Reading tolerates a truncated last line (a benchmark killed while writing it): that run is
 //! simply not finished and runs again on `--resume`. A malformed line elsewhere is an error
@@ -8,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -314,71 +315,144 @@ pub fn merge(sets: impl IntoIterator<Item = Vec<Row>>) -> Vec<Row> {
     m.into_values().collect()
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 fn opt<T: ToString>(v: &Option<T>) -> String {
     v.as_ref().map(|x| x.to_string()).unwrap_or_default()
 }
 
-/// The rows as CSV, with a header line.
-pub fn csv(rows: &[Row]) -> String {
-    let mut s = String::from(
-        "task,set,config,expected,verdict,status,cpu_s,wall_s,peak_mem_mib,exit_code,signal,\
-         limit,iterations,predicates,constraints,constrain_calls,ndf,prover_queries,\
-         c2bp_cpu_s,bebop_cpu_s,newton_cpu_s,constrain_cpu_s,\
-         c2bp_s,bebop_s,newton_s,constrain_s,stopped_in\n",
-    );
+/// The columns of `results.csv`.
+pub const CSV_HEADER: [&str; 27] = [
+    "task",
+    "set",
+    "config",
+    "expected",
+    "verdict",
+    "status",
+    "cpu_s",
+    "wall_s",
+    "peak_mem_mib",
+    "exit_code",
+    "signal",
+    "limit",
+    "iterations",
+    "predicates",
+    "constraints",
+    "constrain_calls",
+    "ndf",
+    "prover_queries",
+    "c2bp_cpu_s",
+    "bebop_cpu_s",
+    "newton_cpu_s",
+    "constrain_cpu_s",
+    "c2bp_s",
+    "bebop_s",
+    "newton_s",
+    "constrain_s",
+    "stopped_in",
+];
+
+fn csv_record(r: &Row) -> [String; 27] {
+    let ph = |f: fn(&Phases) -> f64| {
+        r.phases
+            .as_ref()
+            .map(|p| format!("{:.3}", f(p)))
+            .unwrap_or_default()
+    };
+    [
+        r.task.clone(),
+        r.set.clone(),
+        r.config.clone(),
+        opt(&r.expected),
+        r.verdict.clone(),
+        r.status.name().to_string(),
+        format!("{:.3}", r.end.cpu_seconds),
+        format!("{:.3}", r.end.wall_seconds),
+        format!("{:.1}", r.end.peak_mem_mib),
+        opt(&r.end.exit_code),
+        opt(&r.end.signal),
+        r.end.limit.map(TimeLimit::name).unwrap_or("").to_string(),
+        opt(&r.iterations),
+        opt(&r.predicates),
+        opt(&r.constraints),
+        opt(&r.constrain_calls),
+        opt(&r.ndf),
+        opt(&r.prover_queries),
+        ph(|p| p.c2bp_cpu_s),
+        ph(|p| p.bebop_cpu_s),
+        ph(|p| p.newton_cpu_s),
+        ph(|p| p.constrain_cpu_s),
+        ph(|p| p.c2bp_s),
+        ph(|p| p.bebop_s),
+        ph(|p| p.newton_s),
+        ph(|p| p.constrain_s),
+        r.phases
+            .as_ref()
+            .and_then(|p| p.stopped_in.clone())
+            .unwrap_or_default(),
+    ]
+}
+
+/// Writes the rows as CSV ([`CSV_HEADER`], then a record per row) to `path`.
+pub fn write_csv(path: &Path, rows: &[Row]) -> Result<(), BenchError> {
+    let io = |e: csv::Error| BenchError::io(path, e.into());
+    let mut w = csv::Writer::from_path(path).map_err(io)?;
+    w.write_record(CSV_HEADER).map_err(io)?;
     for r in rows {
-        let ph = |f: fn(&Phases) -> f64| {
-            r.phases
-                .as_ref()
-                .map(|p| format!("{:.3}", f(p)))
-                .unwrap_or_default()
-        };
-        let fields = [
-            csv_field(&r.task),
-            csv_field(&r.set),
-            csv_field(&r.config),
-            opt(&r.expected),
-            csv_field(&r.verdict),
-            r.status.name().to_string(),
-            format!("{:.3}", r.end.cpu_seconds),
-            format!("{:.3}", r.end.wall_seconds),
-            format!("{:.1}", r.end.peak_mem_mib),
-            opt(&r.end.exit_code),
-            opt(&r.end.signal),
-            r.end.limit.map(TimeLimit::name).unwrap_or("").to_string(),
-            opt(&r.iterations),
-            opt(&r.predicates),
-            opt(&r.constraints),
-            opt(&r.constrain_calls),
-            opt(&r.ndf),
-            opt(&r.prover_queries),
-            ph(|p| p.c2bp_cpu_s),
-            ph(|p| p.bebop_cpu_s),
-            ph(|p| p.newton_cpu_s),
-            ph(|p| p.constrain_cpu_s),
-            ph(|p| p.c2bp_s),
-            ph(|p| p.bebop_s),
-            ph(|p| p.newton_s),
-            ph(|p| p.constrain_s),
-            csv_field(
-                r.phases
-                    .as_ref()
-                    .and_then(|p| p.stopped_in.as_deref())
-                    .unwrap_or(""),
-            ),
-        ];
-        s.push_str(&fields.join(","));
-        s.push('\n');
+        w.write_record(csv_record(r)).map_err(io)?;
     }
-    s
+    w.flush().map_err(|e| BenchError::io(path, e))
+}
+
+/// Where a run's standard output and error are kept, relative to the results directory:
+/// `runs/CONFIG/SET/FILE` (add `.out` or `.err`). Each component is the name with every
+/// character outside `A-Z a-z 0-9 . _ - = , +` written `%XX` (its UTF-8 bytes), and a leading
+/// dot too, so that distinct names stay distinct and none climbs out of `runs/`; the path is
+/// also a relative URL once its `%` are written `%25`.
+pub fn output_stem(task: &str, config: &str) -> PathBuf {
+    let mut p = PathBuf::from("runs");
+    p.push(file_component(config));
+    let (set, file) = task.split_once('/').unwrap_or(("", task));
+    p.push(file_component(set));
+    p.push(file_component(file));
+    p
+}
+
+fn file_component(name: &str) -> String {
+    let mut s = String::new();
+    for (i, c) in name.char_indices() {
+        let plain = c.is_ascii_alphanumeric() || "._-=,+".contains(c);
+        if plain && !(i == 0 && c == '.') {
+            s.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                s.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    if s.is_empty() { "%00".into() } else { s }
+}
+
+/// A row of `task` (`set/file`) under `config` for unit tests: correct TRUE, no statistics.
+#[cfg(test)]
+pub(crate) fn test_row(task: &str, config: &str) -> Row {
+    Row {
+        format: ROW_FORMAT.into(),
+        task: task.into(),
+        set: task.split('/').next().unwrap_or("").into(),
+        config: config.into(),
+        expected: Some(true),
+        verdict: "TRUE".into(),
+        status: Status::CorrectTrue,
+        end: End::default(),
+        iterations: None,
+        predicates: None,
+        constraints: None,
+        constrain_calls: None,
+        ndf: None,
+        prover_queries: None,
+        phases: None,
+        note: String::new(),
+    }
 }
 
 #[cfg(test)]
@@ -438,10 +512,61 @@ mod tests {
         );
     }
 
+    fn row(task: &str, config: &str, verdict: &str) -> Row {
+        Row {
+            expected: Some(false),
+            verdict: verdict.into(),
+            status: Status::Unknown,
+            end: End {
+                cpu_seconds: 1.25,
+                ..End::default()
+            },
+            iterations: Some(3),
+            ..test_row(task, config)
+        }
+    }
+
     #[test]
-    fn csv_quotes() {
-        assert_eq!(csv_field("UNKNOWN (a, b)"), "\"UNKNOWN (a, b)\"");
-        assert_eq!(csv_field("x\"y"), "\"x\"\"y\"");
-        assert_eq!(csv_field("a,\"b"), "\"a,\"\"b\"");
+    fn csv_round_trips_through_a_reader() {
+        let dir = std::env::temp_dir().join(format!("slam-bench-csv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("results.csv");
+        let rows = vec![
+            row("s/a.c", "cube=3,constrain=lazy", "UNKNOWN (a, \"b\")"),
+            row("s/b.c", "lazy", "UNKNOWN (two\nlines)"),
+        ];
+        write_csv(&path, &rows).unwrap();
+        let mut rd = csv::Reader::from_path(&path).unwrap();
+        assert_eq!(
+            rd.headers().unwrap(),
+            &csv::StringRecord::from(&CSV_HEADER[..])
+        );
+        let got: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
+        assert_eq!(got.len(), rows.len());
+        for (g, r) in got.iter().zip(&rows) {
+            assert_eq!(&g[0], r.task);
+            assert_eq!(&g[2], r.config);
+            assert_eq!(&g[3], "false");
+            assert_eq!(&g[4], r.verdict);
+            assert_eq!(&g[5], "unknown");
+            assert_eq!(&g[6], "1.250");
+            assert_eq!(&g[12], "3");
+            assert_eq!(&g[13], "");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn output_files_are_distinct_and_stay_inside() {
+        let p = |t: &str, c: &str| output_stem(t, c).display().to_string();
+        assert_eq!(
+            p("locks/test_locks_5.yml", "cube=3,constrain=lazy"),
+            "runs/cube=3,constrain=lazy/locks/test_locks_5.yml"
+        );
+        assert_eq!(p("s/a b.c", "my config"), "runs/my%20config/s/a%20b.c");
+        assert_eq!(p("s/x.c", "a/b"), "runs/a%2Fb/s/x.c");
+        assert_eq!(p("s/x.c", ".."), "runs/%2E./s/x.c");
+        assert_ne!(p("s/x.c", "a_b"), p("s/x.c", "a b"));
+        assert_ne!(p("s/x.c", "a%20b"), p("s/x.c", "a b"));
     }
 }

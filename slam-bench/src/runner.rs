@@ -21,7 +21,6 @@
 //! dies (`PR_SET_PDEATHSIG`), so a killed benchmark leaves no runs behind.
 
 use std::collections::BTreeSet;
-use std::io::{IsTerminal as _, Write as _};
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -33,6 +32,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::BenchError;
 use crate::config::{Config, DimensionRecord};
+use crate::progress::Progress;
+use crate::provenance::Provenance;
 use crate::results::{self, End, ROW_FORMAT, Row, TimeLimit};
 use crate::stats::RunStats;
 use crate::tasks::Task;
@@ -58,6 +59,8 @@ pub struct RunOptions {
     pub shard: Option<(usize, usize)>,
     /// Show progress on stderr.
     pub progress: bool,
+    /// Keep each run's standard output and error in `out_dir` ([`results::output_stem`]).
+    pub keep_output: bool,
 }
 
 /// The format tag of `bench.json`.
@@ -83,6 +86,24 @@ pub struct Meta {
     pub mem_limit_mib: u64,
     /// The shard, if any.
     pub shard: Option<(usize, usize)>,
+    /// The host, the `slam-run` version and the start (not part of what a `--resume` must
+    /// match; absent in older files).
+    #[serde(default)]
+    pub provenance: Provenance,
+}
+
+impl Meta {
+    /// The same benchmark: configurations, schema, limits and shard (where and when it ran
+    /// aside).
+    pub fn same_benchmark(&self, other: &Meta) -> bool {
+        Meta {
+            provenance: Provenance::default(),
+            ..self.clone()
+        } == Meta {
+            provenance: Provenance::default(),
+            ..other.clone()
+        }
+    }
 }
 
 /// Parses `i/n` (1 ≤ i ≤ n).
@@ -128,7 +149,9 @@ pub fn run_benchmark(
         wall_limit: opts.wall_limit,
         mem_limit_mib: opts.mem_limit_mib,
         shard: opts.shard,
+        provenance: Provenance::here(&opts.slam_run),
     };
+    let mut meta = meta;
     let has_rows = std::fs::metadata(&jsonl).is_ok_and(|m| m.len() > 0);
     let mut earlier = Vec::new();
     if opts.resume {
@@ -144,13 +167,14 @@ pub fn run_benchmark(
                     meta.format
                 )));
             }
-            if old != meta {
+            if !old.same_benchmark(&meta) {
                 return Err(BenchError::Input(format!(
                     "{}: --resume needs the same configurations (and the same meaning of \
                      their dimensions), limits and shard as the interrupted benchmark",
                     out.display()
                 )));
             }
+            meta.provenance = resumed(&old.provenance, meta.provenance);
         }
         if has_rows {
             earlier = results::read_jsonl(&jsonl)?;
@@ -175,23 +199,21 @@ pub fn run_benchmark(
     std::fs::create_dir_all(&scratch).map_err(|e| BenchError::io(&scratch, e))?;
     let mut app = results::Appender::open(&jsonl)?;
     let next = AtomicUsize::new(0);
-    let running = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<Row>();
+    let (tx, rx) = mpsc::channel::<Event>();
     let mut fresh = Vec::new();
     let mut progress = Progress::new(todo.len(), opts.progress);
     let mut write_error = None;
     std::thread::scope(|s| {
         for _ in 0..opts.jobs.max(1) {
             let tx = tx.clone();
-            let (todo, next, running, scratch) = (&todo, &next, &running, &scratch);
+            let (todo, next, scratch) = (&todo, &next, &scratch);
             s.spawn(move || {
                 loop {
                     let k = next.fetch_add(1, Ordering::SeqCst);
                     let Some(&(t, c)) = todo.get(k) else { break };
-                    running.fetch_add(1, Ordering::SeqCst);
+                    let _ = tx.send(Event::Started(k, t, c));
                     let row = run_one(&tasks[t], &configs[c], opts, scratch, k);
-                    running.fetch_sub(1, Ordering::SeqCst);
-                    if tx.send(row).is_err() {
+                    if tx.send(Event::Finished(k, Box::new(row))).is_err() {
                         break;
                     }
                 }
@@ -200,7 +222,8 @@ pub fn run_benchmark(
         drop(tx);
         loop {
             match rx.recv_timeout(Duration::from_millis(500)) {
-                Ok(row) => {
+                Ok(Event::Started(k, t, c)) => progress.started(k, &tasks[t].id, &configs[c].name),
+                Ok(Event::Finished(k, row)) => {
                     if write_error.is_none()
                         && let Err(e) = app.push(&row)
                     {
@@ -208,16 +231,18 @@ pub fn run_benchmark(
                         // Stop handing out work; running processes finish.
                         next.store(usize::MAX / 2, Ordering::SeqCst);
                     }
-                    progress.finished(&row);
-                    fresh.push(row);
+                    progress.finished(
+                        k,
+                        row.status.wrong() || row.status == results::Status::Error,
+                    );
+                    fresh.push(*row);
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Timeout) => progress.show(false),
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
-            progress.show(running.load(Ordering::SeqCst), false);
         }
     });
-    progress.show(0, true);
+    progress.show(true);
     let _ = std::fs::remove_dir(&scratch);
     if let Some(e) = write_error {
         return Err(e);
@@ -225,80 +250,27 @@ pub fn run_benchmark(
     Ok(results::merge([earlier, fresh]))
 }
 
-/// The progress line.
-struct Progress {
-    total: usize,
-    done: usize,
-    failing: usize,
-    start: Instant,
-    last: Instant,
-    enabled: bool,
-    tty: bool,
+/// What a worker tells the benchmark: run `k` (task, configuration) started, or finished.
+enum Event {
+    Started(usize, usize, usize),
+    Finished(usize, Box<Row>),
 }
 
-impl Progress {
-    fn new(total: usize, enabled: bool) -> Progress {
-        Progress {
-            total,
-            done: 0,
-            failing: 0,
-            start: Instant::now(),
-            last: Instant::now(),
-            enabled,
-            tty: std::io::stderr().is_terminal(),
-        }
+/// The provenance of a resumed benchmark: its first start, and both tool versions when the
+/// `slam-run` that continues it is another.
+fn resumed(old: &Provenance, now: Provenance) -> Provenance {
+    if old.started.is_empty() {
+        return now;
     }
-
-    fn finished(&mut self, row: &Row) {
-        self.done += 1;
-        if row.status.wrong() || row.status == results::Status::Error {
-            self.failing += 1;
-        }
-    }
-
-    fn show(&mut self, running: usize, last: bool) {
-        if !self.enabled {
-            return;
-        }
-        let every = if self.tty { 0.5 } else { 10.0 };
-        if !last && self.last.elapsed().as_secs_f64() < every {
-            return;
-        }
-        self.last = Instant::now();
-        let el = self.start.elapsed().as_secs_f64();
-        let left = if self.done > 0 {
-            el / self.done as f64 * (self.total - self.done) as f64
-        } else {
-            f64::NAN
-        };
-        let mmss = |s: f64| {
-            if s.is_finite() {
-                format!("{:02}:{:02}", (s / 60.0) as u64, (s % 60.0) as u64)
-            } else {
-                "--:--".into()
-            }
-        };
-        let width = 24;
-        let filled = (self.done * width).checked_div(self.total).unwrap_or(width);
-        let line = format!(
-            "[{}{}] {}/{} done, {running} running, {} failing, {} elapsed, ~{} left",
-            "#".repeat(filled),
-            ".".repeat(width - filled),
-            self.done,
-            self.total,
-            self.failing,
-            mmss(el),
-            mmss(left)
-        );
-        let mut err = std::io::stderr().lock();
-        if self.tty {
-            let _ = write!(err, "\r\x1b[2K{line}");
-            if last {
-                let _ = writeln!(err);
-            }
-        } else {
-            let _ = writeln!(err, "slam-bench: {line}");
-        }
+    let tool_version = if old.tool_version == now.tool_version {
+        now.tool_version
+    } else {
+        format!("{}, resumed with {}", old.tool_version, now.tool_version)
+    };
+    Provenance {
+        started: old.started.clone(),
+        tool_version,
+        ..now
     }
 }
 
@@ -368,6 +340,9 @@ pub fn run_captured(
     } else {
         String::new()
     };
+    if opts.keep_output {
+        keep_output(opts, task, config, &out_path, &err_path);
+    }
     for p in [&stats, &out_path, &err_path] {
         let _ = std::fs::remove_file(p);
     }
@@ -393,6 +368,22 @@ pub fn run_captured(
         row,
         stdout,
         stats: st,
+    }
+}
+
+/// Moves a run's standard output and error to where the report links them
+/// ([`results::output_stem`] in the output directory). A file that cannot be moved is left
+/// out: the report then has no link for it, and the row is unaffected.
+fn keep_output(opts: &RunOptions, task: &Task, config: &Config, out: &Path, err: &Path) {
+    let stem = opts
+        .out_dir
+        .join(results::output_stem(&task.id, &config.name));
+    if let Some(dir) = stem.parent()
+        && std::fs::create_dir_all(dir).is_ok()
+    {
+        for (from, ext) in [(out, "out"), (err, "err")] {
+            let _ = std::fs::rename(from, format!("{}.{ext}", stem.display()));
+        }
     }
 }
 
@@ -536,6 +527,7 @@ mod tests {
             resume: false,
             shard: None,
             progress: false,
+            keep_output: false,
         };
         let end = |cpu: f64, wall: f64| End {
             cpu_seconds: cpu,

@@ -152,6 +152,7 @@ pub fn run_table(
         resume: false,
         shard: None,
         progress: false,
+        keep_output: false,
     };
     let config = Config {
         name: "table".into(),

@@ -133,6 +133,60 @@ fn expand(a: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), BenchErr
     Ok(())
 }
 
+/// The error for task set arguments that name no task: what a task is and how to write one,
+/// and which C files of the directories given were passed over for want of a verdict in
+/// their names.
+pub fn no_tasks(args: &[PathBuf]) -> BenchError {
+    let mut unnamed: Vec<PathBuf> = Vec::new();
+    for a in args.iter().filter(|a| a.is_dir()) {
+        if let Ok(entries) = read_dir_sorted(a) {
+            unnamed.extend(entries.into_iter().filter(|p| is_c(p) && !named_verdict(p)));
+        }
+    }
+    let mut m = format!(
+        "no tasks found in {}.\n\
+         A task is either\n\
+         - an SV-COMP task definition, NAME.yml, with an unreach-call property, such as\n\
+         \x20   format_version: '2.0'\n\
+         \x20   input_files: 'NAME.c'\n\
+         \x20   properties:\n\
+         \x20     - property_file: ../properties/unreach-call.prp\n\
+         \x20       expected_verdict: true\n\
+         \x20 (expected_verdict: true when the error is unreachable, false when it is reachable;\n\
+         \x20 the property file, as in SV-COMP, says CHECK( init(main()), LTL(G ! call(reach_error())) ));\n\
+         - or a C file (.c, .i) whose name says its expected verdict: NAME_true-unreach-call.c\n\
+         \x20 (the error is unreachable) or NAME_false-unreach-call.c (it is reachable).",
+        args.iter()
+            .map(|a| a.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if !unnamed.is_empty() {
+        let shown: Vec<String> = unnamed
+            .iter()
+            .take(5)
+            .map(|p| {
+                p.file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        m.push_str(&format!(
+            "\n{} C file(s) here name no verdict ({}{}): write a .yml for each, rename them, \
+             or give them one by one as arguments (then their verdicts are not checked).",
+            unnamed.len(),
+            shown.join(", "),
+            if unnamed.len() > shown.len() {
+                ", …"
+            } else {
+                ""
+            }
+        ));
+    }
+    BenchError::Input(m)
+}
+
 /// `*` matches any run of characters; everything else matches itself.
 fn wildcard(pat: &str, s: &str) -> bool {
     let parts: Vec<&str> = pat.split('*').collect();

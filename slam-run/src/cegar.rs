@@ -97,8 +97,6 @@ struct Abstraction {
     text: String,
     /// Its parse (the positions of bebop's traces are those of `text`).
     bp: bp_grammar::ast::Program,
-    /// The kept predicate file of the iteration.
-    preds_file: Option<PathBuf>,
     /// c2bp's own output, kept when constraints were re-applied to it.
     c2bp_file: Option<PathBuf>,
 }
@@ -211,10 +209,10 @@ impl<'r> Cegar<'r> {
     /// verdict, new predicates (the next iteration) or the limits.
     fn until_verdict(&mut self) -> Result<Verdict, RunError> {
         for i in 0..self.cfg.max_iterations {
-            if self.cfg.timed_out() {
-                return Ok(Verdict::Unknown(UnknownReason::Timeout));
-            }
             let mut it = Iteration::new(i, self.preds.len(), 0);
+            if self.cfg.timed_out() {
+                return Ok(self.stopped_before(i, Phase::C2bp, &it));
+            }
             let mut abs = self.abstract_program(i, &mut it)?;
             loop {
                 let end = self.round(&mut abs, &mut it);
@@ -236,8 +234,16 @@ impl<'r> Cegar<'r> {
     /// the refinement makes no difference (NDF), constrain `abs` along the trace.
     fn round(&mut self, abs: &mut Abstraction, it: &mut Iteration) -> Result<Round, RunError> {
         let bp_file = self.keep.write(&abs.file("bp"), || &abs.text)?;
+        if let Some(bp) = &bp_file {
+            self.keep
+                .record_bebop(abs.index, abs.alternation, bp, abs.c2bp_file.as_deref())?;
+        }
         if self.cfg.timed_out() {
-            return Ok(Round::Done(Verdict::Unknown(UnknownReason::Timeout)));
+            return Ok(Round::Done(self.stopped_before(
+                abs.index,
+                Phase::Bebop,
+                it,
+            )));
         }
         let Some((trace, trace_file)) = self.check(abs, it)? else {
             it.outcome = IterationOutcome::Safe;
@@ -247,7 +253,11 @@ impl<'r> Cegar<'r> {
         let path = self.c_path(abs, &trace, it)?;
         let kept = self.record_check(abs, bp_file, trace_file)?;
         if self.cfg.timed_out() {
-            return Ok(Round::Done(Verdict::Unknown(UnknownReason::Timeout)));
+            return Ok(Round::Done(self.stopped_before(
+                abs.index,
+                Phase::Newton,
+                it,
+            )));
         }
         let refutation = match self.refine(abs, &path, it)? {
             ControlFlow::Break(verdict) => return Ok(Round::Done(verdict)),
@@ -268,14 +278,26 @@ impl<'r> Cegar<'r> {
             alternation = abs.alternation,
             "no difference found: the refinement does not change the abstraction"
         );
-        if abs.alternation >= self.max_alternations || self.cfg.timed_out() {
-            return Ok(Round::Done(Verdict::Unknown(if self.cfg.timed_out() {
-                UnknownReason::Timeout
-            } else {
-                UnknownReason::NoDifferenceFound
-            })));
+        if self.cfg.timed_out() {
+            return Ok(Round::Done(self.stopped_before(
+                abs.index,
+                Phase::Constrain,
+                it,
+            )));
+        }
+        if abs.alternation >= self.max_alternations {
+            return Ok(Round::Done(Verdict::Unknown(
+                UnknownReason::NoDifferenceFound,
+            )));
         }
         self.constrain(abs, &trace, kept.as_ref(), it)
+    }
+
+    /// The verdict when the deadline passed between two phases: `UNKNOWN (timeout)`, with
+    /// `phase` (the one not started) reported as the phase the limit cut.
+    fn stopped_before(&mut self, index: usize, phase: Phase, it: &Iteration) -> Verdict {
+        self.report(index, phase, it);
+        Verdict::Unknown(UnknownReason::Timeout)
     }
 
     /// Reports that `stage` of iteration `index` starts, `it` being the round in progress.
@@ -301,6 +323,8 @@ impl<'r> Cegar<'r> {
         let preds_file = self.keep.write(&round_file(index, 0, "preds"), || {
             cir::pred::predicate_file_text(&self.preds)
         })?;
+        self.keep
+            .record_c2bp(index, preds_file.as_deref(), !self.constraints.is_empty())?;
         let sources = bp_c::header::Sources {
             preds_path: preds_file.as_ref().map(|p| p.display().to_string()),
             ..self.sources.clone()
@@ -323,7 +347,6 @@ impl<'r> Cegar<'r> {
             alternation: 0,
             text: out.text,
             bp: out.program,
-            preds_file,
             c2bp_file: None,
         };
         // With constraints re-applied, the kept `iterNNN.bp` is the patched program and
@@ -386,8 +409,6 @@ impl<'r> Cegar<'r> {
         let kept = bp_file.zip(trace_file).map(|(bp, trace)| KeptRound {
             index: abs.index,
             alternation: abs.alternation,
-            preds: abs.preds_file.clone(),
-            c2bp: abs.c2bp_file.clone(),
             bp,
             trace,
         });

@@ -3,6 +3,14 @@
 //! `commands.txt`, the standalone tools' command lines that re-run each stage by hand to the
 //! same result. Files are written atomically (temporary + rename), so a run stopped by its time
 //! limit leaves every kept file either complete or absent.
+//!
+//! `commands.txt` is a shell script: it changes to the directory slam-run ran in (the paths
+//! are as given on its command line) and names the tools by the absolute paths of the
+//! executables next to slam-run's own (or bare names, with a comment, when they are not
+//! there). Each stage's command is recorded when the stage starts, so the last iteration is
+//! there too: the bebop run that proved the program safe, or the stage a time limit cut. The
+//! files of an earlier run in a reused directory are removed first ([`clear_stale`]), so the
+//! directory never mixes two runs.
 
 use std::path::{Path, PathBuf};
 
@@ -25,10 +33,6 @@ pub(crate) struct KeptRound {
     pub index: usize,
     /// Constrain alternation (0: c2bp's abstraction).
     pub alternation: usize,
-    /// The iteration's predicate file.
-    pub preds: Option<PathBuf>,
-    /// c2bp's own output, when constraints were re-applied to it.
-    pub c2bp: Option<PathBuf>,
     /// The Boolean program bebop checked.
     pub bp: PathBuf,
     /// Bebop's trace.
@@ -43,22 +47,126 @@ pub(crate) struct Keep {
     c2bp_flags: String,
     rlimit_flag: String,
     max_constraints: usize,
+    tools: Tools,
+}
+
+/// Whether `name` is a file slam-run keeps: `iter<digit>…`, `commands.txt`, or a temporary of
+/// an atomic write.
+fn is_kept_file(name: &str) -> bool {
+    name == "commands.txt"
+        || name.ends_with(".tmp~")
+        || name
+            .strip_prefix("iter")
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// Removes the files an earlier run kept in `dir` (`iterNNN*`, `commands.txt`), so that a
+/// reused directory holds one run's files only; other files are left alone. Returns the
+/// files removed (none when `dir` does not exist).
+pub fn clear_stale(dir: &Path) -> Result<Vec<PathBuf>, RunError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(RunError::Io(dir.to_path_buf(), e)),
+    };
+    let mut removed = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| RunError::Io(dir.to_path_buf(), e))?;
+        let path = entry.path();
+        if path.is_file() && entry.file_name().to_str().is_some_and(is_kept_file) {
+            std::fs::remove_file(&path).map_err(|e| RunError::Io(path.clone(), e))?;
+            removed.push(path);
+        }
+    }
+    removed.sort();
+    Ok(removed)
+}
+
+/// How `commands.txt` names the standalone tools.
+struct Tools {
+    /// The directory of the executables (next to the running one), when they are there.
+    dir: Option<PathBuf>,
+}
+
+impl Tools {
+    /// The tools next to the running executable (or next to its directory, for a test
+    /// executable in `target/<profile>/deps`).
+    fn find() -> Tools {
+        let exe = std::env::current_exe().ok();
+        let dir = exe.as_deref().and_then(Path::parent).and_then(|d| {
+            [Some(d), d.parent()]
+                .into_iter()
+                .flatten()
+                .find(|d| TOOLS.iter().all(|t| d.join(t).is_file()))
+                .map(Path::to_path_buf)
+        });
+        Tools { dir }
+    }
+
+    fn tool(&self, name: &str) -> String {
+        match &self.dir {
+            Some(d) => sh_quote(&d.join(name).display().to_string()),
+            None => name.to_string(),
+        }
+    }
+
+    /// The lines at the top of `commands.txt`.
+    fn preamble(&self) -> String {
+        let mut s = String::from(
+            "# slam-run's iterations as standalone commands: `sh commands.txt` re-runs them\n",
+        );
+        if let Ok(cwd) = std::env::current_dir() {
+            s.push_str(&format!("cd {}\n", sh_quote(&cwd.display().to_string())));
+        }
+        if self.dir.is_none() {
+            s.push_str(&format!(
+                "# {} were not found next to this slam-run: put them on PATH\n",
+                TOOLS.join(", ")
+            ));
+        }
+        s
+    }
+}
+
+/// The standalone tools `commands.txt` calls.
+const TOOLS: [&str; 4] = ["c2bp", "bebop", "newton", "constrain"];
+
+/// `s` quoted for the shell when it needs to be.
+fn sh_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./-=:,+@%".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 impl Keep {
-    /// Creates the directory of [`Config::keep`], if any.
+    /// Creates the directory of [`Config::keep`], if any, emptied of an earlier run's files.
     pub(crate) fn create(cfg: &Config, c_file: &Path) -> Result<Keep, RunError> {
+        let tools = Tools::find();
+        let mut commands = String::new();
         if let Some(k) = &cfg.keep {
             std::fs::create_dir_all(k).map_err(|e| RunError::Io(k.clone(), e))?;
+            clear_stale(k)?;
+            commands = tools.preamble();
         }
         Ok(Keep {
             dir: cfg.keep.clone(),
-            commands: String::new(),
-            c_file: c_file.display().to_string(),
+            commands,
+            c_file: sh_quote(&c_file.display().to_string()),
             c2bp_flags: c2bp_flags(cfg),
             rlimit_flag: rlimit_flag(cfg),
             max_constraints: cfg.constrain.limits().0,
+            tools,
         })
+    }
+
+    /// A kept path as `commands.txt` writes it.
+    fn shown(p: &Path) -> String {
+        sh_quote(&p.display().to_string())
     }
 
     /// The path of the kept file `name`, when files are kept.
@@ -79,37 +187,74 @@ impl Keep {
         Ok(Some(path))
     }
 
-    /// Records how to re-run a round's check: for c2bp's abstraction (alternation 0) the c2bp
-    /// command first, with a note when constraints were re-applied to its output; then bebop
-    /// and newton.
-    pub(crate) fn record_check(&mut self, r: &KeptRound) -> Result<(), RunError> {
-        let (b, t) = (r.bp.display(), r.trace.display());
-        if r.alternation == 0 {
+    /// Records, when an iteration's abstraction starts, the c2bp command that writes it:
+    /// into `iterNNN.bp`, or into `iterNNN.c2bp.bp` when the constraints of earlier passes
+    /// (`patched`) are applied to its output to make `iterNNN.bp`.
+    pub(crate) fn record_c2bp(
+        &mut self,
+        index: usize,
+        preds: Option<&Path>,
+        patched: bool,
+    ) -> Result<(), RunError> {
+        let out = self.path(&round_file(
+            index,
+            0,
+            if patched { "c2bp.bp" } else { "bp" },
+        ));
+        let (Some(preds), Some(out)) = (preds, out) else {
+            return Ok(());
+        };
+        self.commands.push_str(&format!(
+            "# iteration {index}\n{} {} --preds {} {} -o {}\n",
+            self.tools.tool("c2bp"),
+            self.c_file,
+            Self::shown(preds),
+            self.c2bp_flags,
+            Self::shown(&out),
+        ));
+        self.write_commands()
+    }
+
+    /// Records, when a round's check starts, the bebop command on its Boolean program `bp`
+    /// (with a note when it is c2bp's output `c2bp` with constraints applied).
+    pub(crate) fn record_bebop(
+        &mut self,
+        index: usize,
+        alternation: usize,
+        bp: &Path,
+        c2bp: Option<&Path>,
+    ) -> Result<(), RunError> {
+        if alternation == 0
+            && let Some(c) = c2bp
+        {
             self.commands.push_str(&format!(
-                "# iteration {}\nc2bp {} --preds {} {} -o {}\n",
-                r.index,
-                self.c_file,
-                r.preds
-                    .as_ref()
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default(),
-                self.c2bp_flags,
-                r.c2bp.as_ref().unwrap_or(&r.bp).display(),
+                "# {} is {} with the constraints of the earlier *.constraints.json applied\n",
+                Self::shown(bp),
+                Self::shown(c)
             ));
-            if let Some(c) = &r.c2bp {
-                self.commands.push_str(&format!(
-                    "# {b} is {} with the constraints of the earlier *.constraints.json \
-                     applied\n",
-                    c.display()
-                ));
-            }
         }
-        let newton = self
-            .path(&round_file(r.index, r.alternation, "newton.json"))
-            .map(|n| format!(" --json {}", n.display()))
+        let trace = self
+            .path(&round_file(index, alternation, "trace.json"))
+            .map(|t| Self::shown(&t))
             .unwrap_or_default();
         self.commands.push_str(&format!(
-            "bebop {b} --trace-json {t}\nnewton {} {b} {t}{}\n",
+            "{} {} --json {trace}\n",
+            self.tools.tool("bebop"),
+            Self::shown(bp)
+        ));
+        self.write_commands()
+    }
+
+    /// Records how to re-run newton on a round's trace (written before newton runs).
+    pub(crate) fn record_check(&mut self, r: &KeptRound) -> Result<(), RunError> {
+        let (b, t) = (Self::shown(&r.bp), Self::shown(&r.trace));
+        let newton = self
+            .path(&round_file(r.index, r.alternation, "newton.json"))
+            .map(|n| format!(" --json {}", Self::shown(&n)))
+            .unwrap_or_default();
+        self.commands.push_str(&format!(
+            "{} {} {b} {t}{}\n",
+            self.tools.tool("newton"),
             self.c_file,
             newton + &self.rlimit_flag,
         ));
@@ -121,13 +266,14 @@ impl Keep {
     pub(crate) fn record_constrain(&mut self, r: &KeptRound) -> Result<(), RunError> {
         let next = self
             .path(&round_file(r.index, r.alternation + 1, "bp"))
-            .map(|n| n.display().to_string())
+            .map(|n| Self::shown(&n))
             .unwrap_or_default();
         self.commands.push_str(&format!(
-            "constrain {} {} {} --max-constraints {}{} --apply {next}\n",
+            "{} {} {} {} --max-constraints {}{} --apply {next}\n",
+            self.tools.tool("constrain"),
             self.c_file,
-            r.bp.display(),
-            r.trace.display(),
+            Self::shown(&r.bp),
+            Self::shown(&r.trace),
             self.max_constraints,
             self.rlimit_flag,
         ));
@@ -184,5 +330,27 @@ fn rlimit_flag(cfg: &Config) -> String {
         String::new()
     } else {
         format!(" --rlimit {}", cfg.c2bp.rlimit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_files_and_quoting() {
+        for yes in [
+            "iter000.bp",
+            "iter012-a1.trace.json",
+            "commands.txt",
+            "x.tmp~",
+        ] {
+            assert!(is_kept_file(yes), "{yes}");
+        }
+        for no in ["iterate.c", "prog.c", "notes.txt", "iter"] {
+            assert!(!is_kept_file(no), "{no}");
+        }
+        assert_eq!(sh_quote("out/iter000.bp"), "out/iter000.bp");
+        assert_eq!(sh_quote("my dir/it's.c"), "'my dir/it'\\''s.c'");
     }
 }

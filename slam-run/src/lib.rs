@@ -29,6 +29,7 @@ pub mod witness;
 pub use cegar::{Progress, run};
 pub use config::{Config, ConstrainMode};
 pub use error::RunError;
+pub use keep::clear_stale;
 pub use stats::{
     BebopPhase, C2bpPhase, C2bpProcedure, Iteration, IterationOutcome, Journal, Phase, RunResult,
     STATS_FORMAT, StatsJson, process_usage,

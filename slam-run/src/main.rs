@@ -4,15 +4,14 @@
 //! codes (`cli_common::exit`): 0 TRUE, 10 FALSE, 5 UNKNOWN, 1 usage error, 2 input error, 6
 //! internal error.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use cir::pred::PredicateSet;
-use clap::Parser;
 use cli_common::exit;
 
 /// Can the C program reach its error? SLAM's refinement loop: c2bp abstracts the program into
@@ -27,14 +26,12 @@ use cli_common::exit;
 ///
 /// The error is a call of reach_error() or __VERIFIER_error(), or what --error-fn,
 /// --error-label, --assert or the task's property name.
-#[derive(Parser, Debug)]
+#[derive(clap::Parser, Debug)]
 #[command(
     name = "slam-run",
     version,
     after_help = "Output: the verdict on the first line of stdout — TRUE, FALSE(unreach-call) or \
-                  UNKNOWN (reason) — then the counterexample (FALSE) and a summary line.\n\n\
-                  Exit codes: 0 TRUE, 10 FALSE, 5 UNKNOWN, 1 usage error, 2 input error \
-                  (missing file, C error, unsupported construct, bad task), 6 internal error."
+                  UNKNOWN (reason) — then the counterexample (FALSE) and a summary line."
 )]
 struct Args {
     /// A C file (`.c` is preprocessed with `gcc -E`, `.i` is read as is) or an SV-COMP task
@@ -74,14 +71,15 @@ struct Args {
     /// Give up with UNKNOWN (iterations) after N refinement iterations.
     #[arg(long = "max-iterations", value_name = "N", default_value_t = 200)]
     max_iterations: usize,
-    /// Give up with UNKNOWN (timeout) after this many seconds of wall-clock time. A CPU-time
-    /// limit of the process (RLIMIT_CPU, as slam-bench sets it) ends the run the same way when
-    /// its soft limit is reached. Either way the statistics of what was completed are written
-    /// (--stats-json), with the phase that was cut.
-    #[arg(long, value_name = "SECONDS")]
-    timeout: Option<f64>,
+    /// Give up with UNKNOWN (timeout) after this many seconds of wall-clock time (a number
+    /// ≥ 0, or `inf` for no limit). A CPU-time limit of the process (RLIMIT_CPU, as slam-bench
+    /// sets it) ends the run the same way when its soft limit is reached. Either way the
+    /// statistics of what was completed are written (--json), with the phase that was cut.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
+    timeout: Option<Timeout>,
     /// Keep every iteration's predicate file, .bp, trace and newton result in DIR
-    /// (iterNNN.*; commands.txt re-runs them with the standalone tools).
+    /// (iterNNN.*; commands.txt re-runs them with the standalone tools). The files of an
+    /// earlier run in DIR (iter*, commands.txt) are removed first, saying so on stderr.
     #[arg(long, value_name = "DIR")]
     keep: Option<PathBuf>,
     /// Write a witness (GraphML, SV-COMP witness format 1.0): a violation witness for FALSE (the
@@ -94,7 +92,7 @@ struct Args {
     /// Write everything measured as JSON (format slam-run-stats/2): per iteration, each
     /// phase's wall-clock and CPU seconds, c2bp's prover queries and cache hits per function,
     /// bebop's BDD sizes, newton's answer and the predicates added; the peak memory.
-    #[arg(long = "stats-json", value_name = "FILE")]
+    #[arg(long = "json", visible_alias = "stats-json", value_name = "FILE")]
     stats_json: Option<PathBuf>,
     /// Z3's deterministic resource limit per query.
     #[arg(long, value_name = "N", default_value_t = cir::smt::DEFAULT_RLIMIT)]
@@ -113,6 +111,38 @@ struct Args {
     verbose: u8,
 }
 
+/// A `--timeout`: seconds, or none for `inf`.
+#[derive(Debug, Clone, Copy)]
+struct Timeout(Option<Duration>);
+
+/// Reads `--timeout`: a finite number of seconds ≥ 0 (`Duration` rejects NaN, negative and
+/// too large values without panicking), or `inf`.
+fn parse_timeout(s: &str) -> Result<Timeout, String> {
+    if matches!(s, "inf" | "infinity" | "none") {
+        return Ok(Timeout(None));
+    }
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds (or `inf`)"))?;
+    if secs.is_infinite() && secs > 0.0 {
+        return Ok(Timeout(None));
+    }
+    Duration::try_from_secs_f64(secs)
+        .map(|d| Timeout(Some(d)))
+        .map_err(|_| format!("`{s}`: expected a number of seconds ≥ 0, or `inf`"))
+}
+
+/// What the exit codes mean for slam-run (appended to the table in `--help`).
+const EXIT_NOTES: [(i32, &str); 4] = [
+    (exit::SAFE, "TRUE"),
+    (exit::UNSAFE, "FALSE(unreach-call), with a counterexample"),
+    (exit::UNKNOWN, "UNKNOWN (reason)"),
+    (
+        exit::INPUT_ERROR,
+        "a missing file, a C error, an unsupported construct, a bad task",
+    ),
+];
+
 /// An input error (exit code 2) or an internal one (6).
 struct Failure(i32, anyhow::Error);
 
@@ -120,24 +150,44 @@ fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
     Failure(exit::INPUT_ERROR, e.into())
 }
 
-fn main() -> ExitCode {
-    let args = Args::parse();
+fn main() {
+    let args: Args = cli_common::args::parse(&EXIT_NOTES);
     cli_common::logging::init(args.verbose, "SLAM_LOG");
-    match run(args) {
-        Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+    let mut out = cli_common::output::stdout();
+    let code = match run(args, &mut out) {
+        Ok(code) => code,
         Err(Failure(code, e)) => {
             eprintln!("slam-run: {e:#}");
-            ExitCode::from(u8::try_from(code).unwrap_or(1))
+            code
         }
+    };
+    if let Err(e) = out.check() {
+        eprintln!("slam-run: cannot write to standard output: {e}");
+        leave(exit::INTERNAL);
     }
+    leave(code)
 }
 
-fn run(args: Args) -> Result<i32, Failure> {
+/// Ends the process with `code` without running exit handlers. The analysis thread may still
+/// be inside Z3 (a stage cut by the time limit, a witness not made in time), and the normal
+/// exit runs libz3's static destructors under its feet, which can crash the process after
+/// the verdict was printed. Everything slam-run writes is complete before this point; only
+/// the standard streams are buffered, and they are flushed here (a closed pipe is ignored).
+fn leave(code: i32) -> ! {
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: `_exit` ends the process at once; no Rust state is observed after it.
+    unsafe { libc::_exit(code) }
+}
+
+fn run(args: Args, out: &mut cli_common::output::Stdout) -> Result<i32, Failure> {
     let t0 = Instant::now();
     catch_cpu_limit();
+    // A limit too far away to be an `Instant` is no limit.
     let deadline = args
         .timeout
-        .map(|s| t0 + Duration::from_secs_f64(s.max(0.0)));
+        .and_then(|t| t.0)
+        .and_then(|d| t0.checked_add(d));
     let task = svcomp::task::load(&args.file).map_err(input)?;
     for w in &task.warnings {
         eprintln!("slam-run: warning: {w}");
@@ -146,7 +196,7 @@ fn run(args: Args) -> Result<i32, Failure> {
     let c_bytes = std::fs::read(&task.c_file)
         .with_context(|| task.c_file.display().to_string())
         .map_err(input)?;
-    let prog = cir::load_file(&task.c_file, &settings.lower_options()).map_err(input)?;
+    let prog = cir::load_program(&task.c_file, &settings.lower_options()).map_err(input)?;
     for w in &prog.warnings {
         eprintln!(
             "slam-run: warning: {}:{}: {}",
@@ -156,6 +206,16 @@ fn run(args: Args) -> Result<i32, Failure> {
         );
     }
     let preds = initial_predicates(&args, &prog)?;
+    if let Some(dir) = &args.keep {
+        let removed = slam_run::clear_stale(dir).map_err(input)?;
+        if !removed.is_empty() {
+            eprintln!(
+                "slam-run: --keep {}: removed {} files of an earlier run (iter*, commands.txt)",
+                dir.display(),
+                removed.len()
+            );
+        }
+    }
     let data_model = settings.sem.data_model;
     let cfg = loop_config(&args, settings, deadline);
     let file = task.c_file.display().to_string();
@@ -181,7 +241,7 @@ fn run(args: Args) -> Result<i32, Failure> {
     let (rx, wrx) = spawn_loop(work, t0, journal.clone())?;
     let mut result = match wait_for_verdict(&rx, deadline) {
         Waited::Answer(r) => r.map_err(|e| Failure(exit::INTERNAL, e.into()))?,
-        Waited::Limit => stop_at_limit(&args, &file, t0, &journal)?,
+        Waited::Limit => stop_at_limit(&args, &file, t0, &journal, out)?,
         Waited::Lost => {
             return Err(Failure(
                 exit::INTERNAL,
@@ -196,12 +256,13 @@ fn run(args: Args) -> Result<i32, Failure> {
         // The loop stopped itself at the deadline, between two phases.
         result.stopped_in = Some(lock(&journal).phase());
     }
-    println!("{}", result.verdict.line());
+    let _ = writeln!(out, "{}", result.verdict.line());
     if let slam_run::Verdict::False(cex) = &result.verdict {
-        println!("counterexample (replayed on the concrete program):");
-        print!("{}", newton::counterexample_text(cex));
+        let _ = writeln!(out, "counterexample (replayed on the concrete program):");
+        let _ = write!(out, "{}", newton::counterexample_text(cex));
     }
-    println!("{}", result.summary());
+    let _ = writeln!(out, "{}", result.summary());
+    let _ = out.flush();
     if let Some(p) = &args.witness {
         write_witness(p, &wrx, deadline, &result.verdict)?;
     }
@@ -440,16 +501,18 @@ fn stop_at_limit(
     file: &str,
     t0: Instant,
     journal: &Mutex<slam_run::Journal>,
+    out: &mut cli_common::output::Stdout,
 ) -> Result<slam_run::RunResult, Failure> {
     let result = lock(journal).cut(t0.elapsed().as_secs_f64());
-    println!("{}", result.verdict.line());
-    println!("{}", result.summary());
+    let _ = writeln!(out, "{}", result.verdict.line());
+    let _ = writeln!(out, "{}", result.summary());
+    let _ = out.flush();
     if let Some(p) = &args.stats_json {
         std::fs::write(p, result.stats_json(file))
             .with_context(|| p.display().to_string())
             .map_err(input)?;
     }
-    std::process::exit(exit::UNKNOWN);
+    leave(exit::UNKNOWN);
 }
 
 /// Writes the witness to `path` if the worker makes it within the time limit of the verdict;

@@ -93,9 +93,18 @@ fn run_dir(root: &Path, name: &str, limit: Duration) -> Tally {
             out.status.code(),
             String::from_utf8_lossy(&out.stderr)
         );
+        let stderr = String::from_utf8_lossy(&out.stderr);
         if verdict.starts_with("FALSE") {
-            check_witness(&def, &witness);
-            t.witnesses += 1;
+            // A verdict found just before the limit may leave no time for its witness:
+            // slam-run says so and the verdict stands; any other missing witness fails.
+            if !witness.exists() && stderr.contains("the time limit passed while it was being made")
+            {
+                t.unchecked
+                    .push(format!("{}: witness cut by the time limit", task.display()));
+            } else {
+                check_witness(&def, &witness);
+                t.witnesses += 1;
+            }
         }
         if verdict == "TRUE" {
             match check_correctness_witness(&def, &witness) {

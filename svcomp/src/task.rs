@@ -1,9 +1,12 @@
 //! What to verify: a C file, or an SV-COMP task definition (`.yml`, format 2.0) naming its
 //! input file, its `unreach-call` property (other properties are ignored) and its data model
-//! (ILP32 when absent). Only the few keys the loop needs are read, by a line-oriented reader of
-//! that fixed layout (no YAML library: the task files are generated in one shape).
+//! (ILP32 when absent). The YAML is read by `saphyr` (any YAML: block or flow style, quoted or
+//! not, comments), whose node positions give every error its `file:line:column`; only the few
+//! keys the loop needs are looked at.
 
 use std::path::{Path, PathBuf};
+
+use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 
 /// A verification task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,20 +26,55 @@ pub struct Task {
 
 /// A task definition that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
+#[error("{file}:{line}:{col}: {message}")]
 pub struct TaskError {
     /// The file.
     pub file: String,
-    /// 1-based line (0: the whole file).
+    /// 1-based line.
     pub line: usize,
+    /// 1-based column (in characters).
+    pub col: usize,
     /// What is wrong.
     pub message: String,
 }
 
-fn unquote(s: &str) -> String {
-    let s = s.trim();
-    let s = s.split(" #").next().unwrap_or(s).trim();
-    s.trim_matches(|c| c == '\'' || c == '"').to_string()
+/// A YAML node of a task definition, with its position.
+type Node<'i> = MarkedYaml<'i>;
+
+/// Line and column (1-based) of a node.
+fn position(n: &Node<'_>) -> (usize, usize) {
+    (n.span.start.line().max(1), n.span.start.col() + 1)
+}
+
+/// The text of a scalar node (`true`, `2.0` and `ILP32` alike), or `None` for a collection.
+fn scalar(n: &Node<'_>) -> Option<String> {
+    match &n.data {
+        YamlData::Value(Scalar::String(s)) => Some(s.to_string()),
+        YamlData::Value(Scalar::Boolean(b)) => Some(b.to_string()),
+        YamlData::Value(Scalar::Integer(i)) => Some(i.to_string()),
+        YamlData::Value(Scalar::FloatingPoint(f)) => Some(f.to_string()),
+        YamlData::Representation(s, ..) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+/// The value of `key` in the mapping `n` (none when `n` is not a mapping).
+fn get<'a, 'i>(n: &'a Node<'i>, key: &str) -> Option<&'a Node<'i>> {
+    match &n.data {
+        YamlData::Mapping(m) => m
+            .iter()
+            .find(|(k, _)| scalar(k).as_deref() == Some(key))
+            .map(|(_, v)| v),
+        _ => None,
+    }
+}
+
+/// The items of a sequence node, or the node itself for a scalar (`input_files: a.c`).
+fn items<'a, 'i>(n: &'a Node<'i>) -> Vec<&'a Node<'i>> {
+    match &n.data {
+        YamlData::Sequence(s) => s.iter().collect(),
+        _ => vec![n],
+    }
 }
 
 /// Reads a task: a `.yml` task definition, or a C file (with its expected verdict from an
@@ -53,95 +91,75 @@ pub fn load(path: &Path) -> Result<Task, TaskError> {
         });
     }
     let file = path.display().to_string();
-    let err = |line: usize, message: String| TaskError {
+    let err = |(line, col): (usize, usize), message: String| TaskError {
         file: file.clone(),
         line,
+        col,
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| err(0, e.to_string()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| err((1, 1), e.to_string()))?;
+    let docs = Node::load_from_str(&text).map_err(|e| {
+        let m = e.marker();
+        err(
+            (m.line().max(1), m.col() + 1),
+            format!("not valid YAML: {}", e.info()),
+        )
+    })?;
+    let Some(root) = docs
+        .first()
+        .filter(|d| matches!(d.data, YamlData::Mapping(_)))
+    else {
+        return Err(err((1, 1), "a task definition is a YAML mapping".into()));
+    };
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut input: Option<String> = None;
-    let mut in_inputs = false;
-    let mut prop: Option<(usize, String)> = None;
+    let inputs_node =
+        get(root, "input_files").ok_or_else(|| err(position(root), "no `input_files`".into()))?;
+    let inputs = items(inputs_node);
+    let [input_node] = inputs.as_slice() else {
+        return Err(err(
+            position(inputs_node),
+            "only tasks with one input file are supported".into(),
+        ));
+    };
+    let input = scalar(input_node)
+        .ok_or_else(|| err(position(input_node), "an input file is a file name".into()))?;
+    // The unreach-call property (the only one the loop checks) and its expected verdict.
+    let mut prop: Option<((usize, usize), String)> = None;
     let mut expected: Option<bool> = None;
-    let mut current_prop: Option<String> = None;
-    let mut data_model = crate::DataModel::default();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim_end();
-        let t = line.trim_start();
-        if t.starts_with('#') || t.is_empty() {
+    for p in get(root, "properties").map(items).unwrap_or_default() {
+        let Some(pf) = get(p, "property_file") else {
             continue;
-        }
-        let top_level = !line.starts_with(' ') && !line.starts_with('-');
-        if top_level {
-            in_inputs = false;
-        }
-        if let Some(v) = t.strip_prefix("input_files:") {
-            let v = v.trim();
-            if v.is_empty() {
-                in_inputs = true;
-            } else if v.starts_with('[') {
-                let items: Vec<String> = v
-                    .trim_matches(|c| c == '[' || c == ']')
-                    .split(',')
-                    .map(unquote)
-                    .filter(|s| !s.is_empty())
-                    .collect();
-                if items.len() != 1 {
+        };
+        let Some(name) = scalar(pf).filter(|n| n.ends_with("unreach-call.prp")) else {
+            continue;
+        };
+        if let Some(v) = get(p, "expected_verdict") {
+            expected = match scalar(v).as_deref() {
+                Some("true") => Some(true),
+                Some("false") => Some(false),
+                other => {
                     return Err(err(
-                        i + 1,
-                        "only tasks with one input file are supported".into(),
+                        position(v),
+                        format!("unknown verdict `{}`", other.unwrap_or("(not a scalar)")),
                     ));
                 }
-                input = items.into_iter().next();
-            } else {
-                input = Some(unquote(v));
-            }
-            continue;
-        }
-        if in_inputs && let Some(v) = t.strip_prefix("- ") {
-            if input.is_some() {
-                return Err(err(
-                    i + 1,
-                    "only tasks with one input file are supported".into(),
-                ));
-            }
-            input = Some(unquote(v));
-            continue;
-        }
-        if let Some(v) = t
-            .strip_prefix("- property_file:")
-            .or_else(|| t.strip_prefix("property_file:"))
-        {
-            current_prop = Some(unquote(v));
-            if current_prop
-                .as_deref()
-                .is_some_and(|p| p.ends_with("unreach-call.prp"))
-            {
-                prop = Some((i + 1, unquote(v)));
-            }
-            continue;
-        }
-        if let Some(v) = t.strip_prefix("expected_verdict:")
-            && current_prop
-                .as_deref()
-                .is_some_and(|p| p.ends_with("unreach-call.prp"))
-        {
-            expected = match unquote(v).as_str() {
-                "true" => Some(true),
-                "false" => Some(false),
-                other => return Err(err(i + 1, format!("unknown verdict `{other}`"))),
             };
-            continue;
         }
-        if let Some(v) = t.strip_prefix("data_model:") {
-            data_model = unquote(v).parse().map_err(|e: String| err(i + 1, e))?;
-        }
+        prop = Some((position(pf), name));
     }
-    let input = input.ok_or_else(|| err(0, "no `input_files`".into()))?;
-    let (pline, prop) = prop.ok_or_else(|| {
+    let mut data_model = crate::DataModel::default();
+    if let Some(dm) = get(root, "options")
+        .and_then(|o| get(o, "data_model"))
+        .or_else(|| get(root, "data_model"))
+    {
+        data_model = scalar(dm)
+            .unwrap_or_default()
+            .parse()
+            .map_err(|e: String| err(position(dm), e))?;
+    }
+    let (ppos, prop) = prop.ok_or_else(|| {
         err(
-            0,
+            get(root, "properties").map_or(position(root), position),
             "the task has no unreach-call property (the only property slam-run checks)".into(),
         )
     })?;
@@ -149,7 +167,7 @@ pub fn load(path: &Path) -> Result<Task, TaskError> {
     let prp = dir.join(&prop);
     if let Ok(t) = std::fs::read_to_string(&prp) {
         error_fns = crate::property::parse_prp(&t)
-            .map_err(|e| err(pline, format!("{}:{e}", prp.display())))?;
+            .map_err(|e| err(ppos, format!("{}:{e}", prp.display())))?;
     }
     let mut c_file = dir.join(&input);
     let mut warnings = Vec::new();
@@ -168,6 +186,12 @@ pub fn load(path: &Path) -> Result<Task, TaskError> {
             ));
             c_file = other;
         }
+    }
+    if !c_file.exists() {
+        return Err(err(
+            position(input_node),
+            format!("input file {} does not exist", c_file.display()),
+        ));
     }
     Ok(Task {
         c_file,

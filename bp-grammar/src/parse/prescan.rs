@@ -24,6 +24,40 @@ pub(super) fn is_ident_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'#' | b'-')
 }
 
+/// The ordinary comments of `src` as byte ranges: `// ...` lines other than the `//@` and
+/// `//@@` annotations, and `/* ... */` blocks (an unterminated one runs to the end). The
+/// canonical printer does not keep them, so a formatter must not silently drop them.
+pub fn comments(src: &str) -> Vec<(usize, usize)> {
+    let b = src.as_bytes();
+    let n = b.len();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        match (b[i], b.get(i + 1).copied()) {
+            (b'/', Some(b'/')) => {
+                let end = b[i..].iter().position(|&c| c == b'\n').map_or(n, |p| i + p);
+                if b.get(i + 2) != Some(&b'@') {
+                    out.push((i, end));
+                }
+                i = end;
+            }
+            (b'/', Some(b'*')) => {
+                let end = find(b, i + 2, b"*/").map_or(n, |p| p + 2);
+                out.push((i, end));
+                i = end;
+            }
+            (b'{', _) => {
+                i = b[i..]
+                    .iter()
+                    .position(|&c| c == b'}' || c == b'\n')
+                    .map_or(n, |p| i + p + 1);
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
 /// What came before, for the pre-scan's few context-dependent checks.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Prev<'s> {

@@ -4,10 +4,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use std::io::Write as _;
+
+use cli_common::exit;
 
 /// Print the control-flow IR of a C program.
-#[derive(Parser, Debug)]
+#[derive(clap::Parser, Debug)]
 #[command(name = "cir-dump", version)]
 struct Args {
     /// The C file (`.c` is preprocessed with `gcc -E`; `.i` is read as is).
@@ -31,7 +33,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = cli_common::args::parse(&[(exit::SAFE, "the IR was printed")]);
     let opts = cir::LowerOptions {
         data_model: args.data_model,
         error_fns: args.error_fn,
@@ -41,12 +43,19 @@ fn main() -> ExitCode {
     };
     match cir::load_file(&args.file, &opts) {
         Ok(p) => {
-            print!("{p}");
-            ExitCode::SUCCESS
+            let mut stdout = cli_common::output::stdout();
+            let _ = write!(stdout, "{p}");
+            match stdout.check() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("cir-dump: cannot write to standard output: {e}");
+                    exit::code(exit::INTERNAL)
+                }
+            }
         }
         Err(e) => {
             eprintln!("cir-dump: {e}");
-            ExitCode::from(2)
+            exit::code(exit::INPUT_ERROR)
         }
     }
 }

@@ -912,6 +912,26 @@ impl Lowerer<'_> {
                 d.called = true;
                 let ret = d.ty.ret.clone();
                 let def = d.def;
+                let (wanted, variadic) = (d.ty.params.len(), d.ty.variadic);
+                let given = c.arguments.len();
+                // A prototype fixes the number of arguments (C11 6.5.2.2:2); `int f()` and
+                // `...` take more.
+                if given < wanted || (given > wanted && !variadic) {
+                    let n = |k: usize| format!("{k} argument{}", if k == 1 { "" } else { "s" });
+                    return self.invalid(
+                        span,
+                        format!(
+                            "`{name}` takes {}{}, but {} given",
+                            if variadic { "at least " } else { "" },
+                            n(wanted),
+                            if given == 1 {
+                                "1 is".to_string()
+                            } else {
+                                format!("{given} are")
+                            }
+                        ),
+                    );
+                }
                 // a definition later in the file: its id is known once reached; use the order
                 // of definitions computed lazily
                 let callee = match def.or_else(|| self.future_def(&name)) {

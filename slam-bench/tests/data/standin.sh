@@ -10,7 +10,7 @@
 #   // standin catch-xcpu      at the soft CPU limit (SIGXCPU) answer UNKNOWN (timeout) with
 #                              statistics, as slam-run does (without it, SIGXCPU kills)
 #   // standin crash           die of SIGSEGV without a verdict
-# With --stats-json it writes statistics (slam-run-stats/2): 3 iterations, 4 predicates, as
+# --version prints a version line, as slam-run's does. With --stats-json it writes statistics (slam-run-stats/2): 3 iterations, 4 predicates, as
 # many constraints as the mode's name has letters (off 3, lazy 4, eager 5), 1 NDF round, 17
 # prover queries; phases c2bp 0.5 s, bebop 0.25 s, newton 0.125 s, constrain 0.0625 s (CPU and
 # wall-clock alike); peak memory 42.5 MiB. A run stopped by a limit says in which phase.
@@ -20,6 +20,7 @@ while [ $# -gt 0 ]; do
     --*=*) flag=${1%%=*}; value=${1#*=}; shift; set -- "$flag" "$value" "$@"; continue ;;
   esac
   case "$1" in
+    --version) echo "slam-run 0.0.0 (stand-in)"; exit 0 ;;
     --constrain) mode=$2; shift 2 ;;
     --stats-json) stats=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;

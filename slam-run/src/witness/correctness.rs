@@ -3,11 +3,10 @@
 //! that reads a witness's invariants back and has [`super::induct`] prove them inductive.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
 use cir::ir::{BinOp, Expr, FuncId, NodeId, Program};
 
-use super::graphml::{header, read_graph, xml_escape};
+use super::graphml::{Data, Graphml, read_graph};
 use super::induct::{Induct, bin, int_const, loop_heads, modular, node_line};
 use super::{WitnessError, WitnessInfo, err};
 
@@ -148,30 +147,26 @@ pub fn loop_invariants(prog: &Program, bp_text: &str) -> Result<Vec<LoopInvarian
 /// node by an edge with the loop head's `startline` and `enterLoopHead` (or, for a function's
 /// entry invariant, its first line and `enterFunction`).
 pub fn correctness(invariants: &[LoopInvariant], info: &WitnessInfo) -> String {
-    let mut s = header("correctness_witness", info);
-    s.push_str("  <node id=\"N0\">\n   <data key=\"entry\">true</data>\n  </node>\n");
+    let mut g = Graphml::new("correctness_witness", info);
+    g.node("N0", &vec![("entry", "true".into())]);
     for (k, inv) in invariants.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "  <node id=\"I{k}\">\n   <data key=\"invariant\">{}</data>\n   \
-             <data key=\"invariant.scope\">{}</data>\n  </node>\n  \
-             <edge source=\"N0\" target=\"I{k}\">\n   <data key=\"startline\">{}</data>\n   \
-             {}\n  </edge>",
-            xml_escape(&inv.invariant),
-            xml_escape(&inv.function),
-            inv.line,
-            if inv.entry {
-                format!(
-                    "<data key=\"enterFunction\">{}</data>",
-                    xml_escape(&inv.function)
-                )
-            } else {
-                "<data key=\"enterLoopHead\">true</data>".to_string()
-            }
+        let id = format!("I{k}");
+        g.node(
+            &id,
+            &vec![
+                ("invariant", inv.invariant.clone()),
+                ("invariant.scope", inv.function.clone()),
+            ],
         );
+        let mut data: Data = vec![("startline", inv.line.to_string())];
+        if inv.entry {
+            data.push(("enterFunction", inv.function.clone()));
+        } else {
+            data.push(("enterLoopHead", "true".into()));
+        }
+        g.edge("N0", &id, &data);
     }
-    s.push_str(" </graph>\n</graphml>\n");
-    s
+    g.finish()
 }
 
 /// What [`check_correctness`] proved.

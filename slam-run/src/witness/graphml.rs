@@ -5,7 +5,6 @@
 //! before either checker looks at its graph.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
 
 use cir::types::DataModel;
 
@@ -16,36 +15,14 @@ pub fn specification(error_fn: &str) -> String {
     format!("CHECK( init(main()), LTL(G ! call({error_fn}())) )")
 }
 
-pub(super) fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// Now as ISO 8601 (UTC).
+/// Now as ISO 8601 in UTC, to the second (`2024-05-01T12:00:00Z`): RFC 3339 by the `time`
+/// crate, which writes no fraction for whole seconds.
 fn now_iso8601() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    let now = time::OffsetDateTime::now_utc();
+    now.replace_nanosecond(0)
+        .unwrap_or(now)
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
 }
 
 /// The keys a witness declares: (id, for, attr.name, attr.type, default).
@@ -83,48 +60,120 @@ const GRAPH_KEYS: [&str; 8] = [
     "creationtime",
 ];
 
-/// The XML prolog, the keys, and the graph's data of a witness of `witness_type`.
-pub(super) fn header(witness_type: &str, info: &WitnessInfo) -> String {
-    let mut s = String::from(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n\
-         <graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\" \
-         xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n",
-    );
-    for (id, on, ty, default) in KEYS {
-        let _ = write!(
-            s,
-            " <key id=\"{id}\" attr.name=\"{id}\" attr.type=\"{ty}\" for=\"{on}\""
-        );
-        match default {
-            Some(d) => {
-                let _ = writeln!(s, ">\n  <default>{d}</default>\n </key>");
-            }
-            None => s.push_str("/>\n"),
+/// The `<data>` of a node or an edge: (key, value) pairs, in order.
+pub(super) type Data = Vec<(&'static str, String)>;
+
+/// `<data key="k">v</data>` for each pair.
+fn write_data(w: &mut quick_xml::Writer<Vec<u8>>, data: &Data) {
+    for (k, v) in data {
+        let _ = w
+            .create_element("data")
+            .with_attribute(("key", *k))
+            .write_text_content(quick_xml::events::BytesText::new(v));
+    }
+}
+
+/// `el` with its data as content, or empty.
+fn write_element(el: quick_xml::writer::ElementWriter<'_, Vec<u8>>, data: &Data) {
+    if data.is_empty() {
+        let _ = el.write_empty();
+    } else {
+        let _ = el.write_inner_content(|w| {
+            write_data(w, data);
+            Ok(())
+        });
+    }
+}
+
+/// The one writer of witnesses: GraphML through `quick-xml` (escaping, indentation), with
+/// the header every witness carries — the XML prolog, the declared keys and the graph's data.
+pub(super) struct Graphml {
+    w: quick_xml::Writer<Vec<u8>>,
+}
+
+// Writing to a `Vec<u8>` cannot fail: the `io::Result`s of quick-xml are dropped below.
+impl Graphml {
+    /// A witness of `witness_type`: the header, then nodes and edges.
+    pub(super) fn new(witness_type: &str, info: &WitnessInfo) -> Graphml {
+        use quick_xml::events::{BytesDecl, BytesStart, Event};
+        let mut w = quick_xml::Writer::new_with_indent(Vec::new(), b' ', 1);
+        let _ = w.write_event(Event::Decl(BytesDecl::new(
+            "1.0",
+            Some("UTF-8"),
+            Some("no"),
+        )));
+        let _ = w.write_event(Event::Start(BytesStart::new("graphml").with_attributes([
+            ("xmlns", "http://graphml.graphdrawing.org/xmlns"),
+            ("xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance"),
+        ])));
+        for (id, on, ty, default) in KEYS {
+            let key = w.create_element("key").with_attributes([
+                ("id", *id),
+                ("attr.name", *id),
+                ("attr.type", *ty),
+                ("for", *on),
+            ]);
+            let _ = match default {
+                Some(d) => key.write_inner_content(|w| {
+                    w.create_element("default")
+                        .write_text_content(quick_xml::events::BytesText::new(d))
+                        .map(|_| ())
+                }),
+                None => key.write_empty(),
+            };
         }
+        let _ = w.write_event(Event::Start(
+            BytesStart::new("graph").with_attributes([("edgedefault", "directed")]),
+        ));
+        let error_fn = info
+            .error_fns
+            .first()
+            .map(String::as_str)
+            .unwrap_or("reach_error");
+        let arch = match info.data_model {
+            DataModel::Ilp32 => "32bit",
+            DataModel::Lp64 => "64bit",
+        };
+        write_data(
+            &mut w,
+            &vec![
+                ("witness-type", witness_type.to_string()),
+                ("sourcecodelang", "C".into()),
+                ("producer", info.producer.clone()),
+                ("specification", specification(error_fn)),
+                ("programfile", info.program_file.clone()),
+                ("programhash", bp_c::header::sha256_hex(&info.source)),
+                ("architecture", arch.into()),
+                ("creationtime", now_iso8601()),
+            ],
+        );
+        Graphml { w }
     }
-    s.push_str(" <graph edgedefault=\"directed\">\n");
-    let error_fn = info
-        .error_fns
-        .first()
-        .map(String::as_str)
-        .unwrap_or("reach_error");
-    let arch = match info.data_model {
-        DataModel::Ilp32 => "32bit",
-        DataModel::Lp64 => "64bit",
-    };
-    for (k, v) in [
-        ("witness-type", witness_type.to_string()),
-        ("sourcecodelang", "C".into()),
-        ("producer", info.producer.clone()),
-        ("specification", specification(error_fn)),
-        ("programfile", info.program_file.clone()),
-        ("programhash", bp_c::header::sha256_hex(&info.source)),
-        ("architecture", arch.into()),
-        ("creationtime", now_iso8601()),
-    ] {
-        let _ = writeln!(s, "  <data key=\"{k}\">{}</data>", xml_escape(&v));
+
+    /// A node with its data.
+    pub(super) fn node(&mut self, id: &str, data: &Data) {
+        let el = self.w.create_element("node").with_attribute(("id", id));
+        write_element(el, data);
     }
-    s
+
+    /// An edge with its data.
+    pub(super) fn edge(&mut self, source: &str, target: &str, data: &Data) {
+        let el = self
+            .w
+            .create_element("edge")
+            .with_attributes([("source", source), ("target", target)]);
+        write_element(el, data);
+    }
+
+    /// The witness's text.
+    pub(super) fn finish(mut self) -> String {
+        use quick_xml::events::{BytesEnd, Event};
+        let _ = self.w.write_event(Event::End(BytesEnd::new("graph")));
+        let _ = self.w.write_event(Event::End(BytesEnd::new("graphml")));
+        let mut text = String::from_utf8_lossy(&self.w.into_inner()).into_owned();
+        text.push('\n');
+        text
+    }
 }
 
 /// One edge of a witness, as read back.
@@ -248,5 +297,40 @@ mod tests {
         let d = now_iso8601();
         assert_eq!(d.len(), 20, "{d}");
         assert!(d.starts_with("20") && d.ends_with('Z'));
+        let digits = |r: std::ops::Range<usize>| d[r].bytes().all(|b| b.is_ascii_digit());
+        assert!(
+            digits(0..4) && digits(5..7) && digits(8..10) && &d[10..11] == "T",
+            "{d}"
+        );
+        assert!(digits(11..13) && digits(14..16) && digits(17..19), "{d}");
+    }
+
+    #[test]
+    fn the_writer_escapes_and_reads_back() {
+        let info = WitnessInfo {
+            program_file: "a<b>.c".into(),
+            source: b"int main(void) { return 0; }".to_vec(),
+            data_model: DataModel::Ilp32,
+            error_fns: vec![],
+            producer: "test & co".into(),
+        };
+        let mut g = Graphml::new("violation_witness", &info);
+        g.node("N0", &vec![("entry", "true".into())]);
+        g.node("N1", &vec![]);
+        g.edge(
+            "N0",
+            "N1",
+            &vec![("assumption", "x < 1 && y > \"2\";".into())],
+        );
+        let text = g.finish();
+        assert!(text.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>"));
+        assert!(
+            text.contains("\n  <data key=\"architecture\">32bit</data>\n"),
+            "{text}"
+        );
+        assert!(text.contains("\n  <node id=\"N1\"/>\n"), "{text}");
+        let graph = read_graph(&text, &info.source, "violation_witness").expect("reads back");
+        assert_eq!(graph.out["N0"][0].data["assumption"], "x < 1 && y > \"2\";");
+        assert_eq!(graph.entry, vec!["N0".to_string()]);
     }
 }

@@ -21,13 +21,12 @@
 //! be found, in order, among the lines of the edges the run took.
 
 use std::collections::{HashMap, VecDeque};
-use std::fmt::Write as _;
 
 use cir::interp::{End, Event, Interp, Oracle};
 use cir::ir::{Callee, EdgeKind, Program};
 use newton::Counterexample;
 
-use super::graphml::{WEdge, header, read_graph, xml_escape};
+use super::graphml::{Data, Graphml, WEdge, read_graph};
 use super::{WitnessError, WitnessInfo, err};
 
 /// The violation witness of a counterexample of `prog`.
@@ -50,115 +49,81 @@ pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> St
             ));
         }
     }
-    let mut w = Writer {
-        s: header("violation_witness", info),
-        node: 0,
-    };
-    w.s.push_str("  <node id=\"N0\">\n   <data key=\"entry\">true</data>\n  </node>\n");
+    // The path's edges (the last one into the violation node), then the graph.
+    let mut edges: Vec<Data> = Vec::new();
     if let Some(values) = initial.get(&None) {
-        w.edge(false, &initial_values(values));
+        edges.push(initial_values(values));
     }
-    let n = cex.steps.len();
     for (k, step) in cex.steps.iter().enumerate() {
         let entered = initial.get(&Some(k));
-        let last = k + 1 == n && entered.is_none();
-        let mut data = String::new();
+        let mut data = Data::new();
         let edge = bp_c::trace::edge_by_name(prog, &step.edge).map(|id| prog.edge(id));
         if let Some(e) = edge {
             if e.pos.file == 0 && e.pos.line > 0 {
-                let _ = writeln!(data, "   <data key=\"startline\">{}</data>", e.pos.line);
+                data.push(("startline", e.pos.line.to_string()));
             }
             match &e.kind {
                 EdgeKind::Call {
                     callee: Callee::Defined(g),
                     ..
                 } => {
-                    let _ = writeln!(
-                        data,
-                        "   <data key=\"enterFunction\">{}</data>",
-                        xml_escape(&prog.functions[g.0 as usize].name)
-                    );
+                    data.push(("enterFunction", prog.functions[g.0 as usize].name.clone()));
                 }
                 EdgeKind::Call {
                     callee: Callee::Nondet(name),
                     ..
                 } => {
                     if let Some(v) = nondet.get(&k) {
-                        let _ = writeln!(
-                            data,
-                            "   <data key=\"assumption\">\\result == {v};</data>\n   \
-                             <data key=\"assumption.scope\">{}</data>\n   \
-                             <data key=\"assumption.resultfunction\">{}</data>",
-                            xml_escape(&step.function),
-                            xml_escape(name)
-                        );
+                        data.push(("assumption", format!("\\result == {v};")));
+                        data.push(("assumption.scope", step.function.clone()));
+                        data.push(("assumption.resultfunction", name.clone()));
                     }
                 }
                 EdgeKind::Return(_) => {
-                    let _ = writeln!(
-                        data,
-                        "   <data key=\"returnFromFunction\">{}</data>",
-                        xml_escape(&step.function)
-                    );
+                    data.push(("returnFromFunction", step.function.clone()));
                 }
                 _ => {}
             }
         }
-        w.edge(last, &data);
+        edges.push(data);
         if let Some(values) = entered {
-            w.edge(k + 1 == n, &initial_values(values));
+            edges.push(initial_values(values));
         }
     }
-    if w.node == 0 {
+    let mut g = Graphml::new("violation_witness", info);
+    let violation = ("violation", "true".to_string());
+    let mut entry: Data = vec![("entry", "true".into())];
+    if edges.is_empty() {
         // The error at the entry: the entry node is the violation node.
-        w.s = w.s.replace(
-            "<data key=\"entry\">true</data>",
-            "<data key=\"entry\">true</data>\n   <data key=\"violation\">true</data>",
-        );
+        entry.push(violation.clone());
     }
-    w.s.push_str(" </graph>\n</graphml>\n");
-    w.s
-}
-
-/// The nodes and edges of a violation witness, one path from `N0`.
-struct Writer {
-    s: String,
-    /// The last node written.
-    node: usize,
-}
-
-impl Writer {
-    /// An edge from the last node to a new one (the violation node when `last`), with `data`.
-    fn edge(&mut self, last: bool, data: &str) {
-        let (from, to) = (self.node, self.node + 1);
-        if last {
-            let _ = writeln!(
-                self.s,
-                "  <node id=\"N{to}\">\n   <data key=\"violation\">true</data>\n  </node>"
-            );
+    g.node("N0", &entry);
+    let last = edges.len();
+    for (k, data) in edges.iter().enumerate() {
+        let to = k + 1;
+        let node = if to == last {
+            vec![violation.clone()]
         } else {
-            let _ = writeln!(self.s, "  <node id=\"N{to}\"/>");
-        }
-        let _ = writeln!(self.s, "  <edge source=\"N{from}\" target=\"N{to}\">");
-        self.s.push_str(data);
-        self.s.push_str("  </edge>\n");
-        self.node = to;
+            Data::new()
+        };
+        g.node(&format!("N{to}"), &node);
+        g.edge(&format!("N{k}"), &format!("N{to}"), data);
     }
+    g.finish()
 }
 
 /// The data of an edge without a source line that gives the initial values of the
 /// uninitialised locals of the activation just entered: `x == 5; y == -1;` in its scope.
-fn initial_values(values: &[(&str, &str, i128)]) -> String {
+fn initial_values(values: &[(&str, &str, i128)]) -> Data {
     let function = values.first().map(|v| v.0).unwrap_or("main");
     let conj: Vec<String> = values
         .iter()
         .map(|(_, v, x)| format!("{v} == {x};"))
         .collect();
-    format!(
-        "   <data key=\"assumption\">{}</data>\n   <data key=\"assumption.scope\">{}</data>\n",
-        xml_escape(&conj.join(" ")),
-        xml_escape(function)
-    )
+    vec![
+        ("assumption", conj.join(" ")),
+        ("assumption.scope", function.to_string()),
+    ]
 }
 
 /// What [`check_violation`] established.
