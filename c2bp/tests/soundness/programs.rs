@@ -3,10 +3,10 @@
 //! locals and globals passed to callees that write through them, structure fields through `.`
 //! and `->`, signed, unsigned and `unsigned char` arithmetic (with wrap-around and
 //! signed/unsigned comparisons), calls whose actuals change (`x0 = f1(x0, &x0)`), bounded loops
-//! and error sites; heap structures: a `malloc`ed `struct H` with a pointer field to another
-//! (`m0->next->a`), pointers to its fields passed to callees and held in `p0`, a `struct H *`
-//! parameter. Every program terminates; every pointer dereferenced points to a live object.
-//! Deterministic in the seed.
+//! and error sites; with [`generate_with_heap`], heap structures too: a `malloc`ed `struct H`
+//! with a pointer field to another (`m0->next->a`), pointers to its fields passed to callees
+//! and held in `p0`, a `struct H *` parameter. Every program terminates; every pointer
+//! dereferenced points to a live object. Deterministic in the seed.
 
 use bp_testkit::prng::SplitMix64;
 
@@ -48,6 +48,8 @@ struct Gen {
     /// Atoms usable as predicates in the function being generated.
     atoms: Vec<String>,
     has_globals: bool,
+    /// Heap structures too ([`generate_with_heap`]).
+    heap: bool,
 }
 
 const INTS: [&str; 3] = ["x0", "x1", "x2"];
@@ -143,7 +145,7 @@ impl Gen {
                     match self.r.below(4) {
                         0 => "p0".into(),
                         1 if self.has_globals => "&g0".into(),
-                        2 => (*self.r.pick(&["&m0->b", "&m0->next->a"])).into(),
+                        2 if self.heap => (*self.r.pick(&["&m0->b", "&m0->next->a"])).into(),
                         _ => format!("&{}", self.r.pick(&INTS[..2])),
                     }
                 }
@@ -210,7 +212,12 @@ impl Gen {
 
     fn stmt(&mut self, depth: usize, ctx: &Ctx) {
         let ints = &ctx.ints;
-        match self.r.weighted(&[6, 3, 2, 2, 2, 3, 1, 2, 2, 1, 3]) {
+        let weights: &[u32] = if self.heap {
+            &[6, 3, 2, 2, 2, 3, 1, 2, 2, 1, 3]
+        } else {
+            &[6, 3, 2, 2, 2, 3, 1, 2, 2, 1]
+        };
+        match self.r.weighted(weights) {
             0 => {
                 let x = self.r.pick(&INTS[..]).to_string();
                 let e = self.int_expr(ints);
@@ -302,21 +309,37 @@ struct Ctx {
     in_loop: bool,
 }
 
-/// The program of `seed`.
+/// The program of `seed` (without heap structures).
+#[allow(dead_code)] // each test that includes this file uses one of the two
 pub fn generate(seed: u64) -> Generated {
+    generate_in(seed, false)
+}
+
+/// The program of `seed` with heap structures (see the module doc).
+#[allow(dead_code)]
+pub fn generate_with_heap(seed: u64) -> Generated {
+    generate_in(seed, true)
+}
+
+fn generate_in(seed: u64, heap: bool) -> Generated {
     let mut g = Gen {
         r: SplitMix64::new(seed ^ 0x5eed_c2b9),
         out: String::new(),
         funcs: Vec::new(),
         atoms: Vec::new(),
         has_globals: false,
+        heap,
     };
     g.out.push_str(
         "extern int __VERIFIER_nondet_int(void);\nextern unsigned int __VERIFIER_nondet_uint(void);\n\
          extern void __VERIFIER_assume(int);\nvoid reach_error(void);\n\
-         extern void *malloc(unsigned long);\n\
-         struct S { int a; unsigned b; };\nstruct H { int a; int b; struct H *next; };\n",
+         struct S { int a; unsigned b; };\n",
     );
+    if heap {
+        g.out.push_str(
+            "extern void *malloc(unsigned long);\nstruct H { int a; int b; struct H *next; };\n",
+        );
+    }
     g.has_globals = g.r.chance(60);
     if g.has_globals {
         g.out.push_str("int g0;\nunsigned h0 = 3u;\n");
@@ -349,16 +372,20 @@ pub fn generate(seed: u64) -> Generated {
             (Vec::new(), Ret::Int)
         } else {
             let n = g.r.below(3);
-            let all = [
-                Param::Int,
-                Param::Unsigned,
-                Param::IntPtr,
-                Param::StructPtr,
-                Param::HeapPtr,
-            ];
+            let all: &[Param] = if heap {
+                &[
+                    Param::Int,
+                    Param::Unsigned,
+                    Param::IntPtr,
+                    Param::StructPtr,
+                    Param::HeapPtr,
+                ]
+            } else {
+                &[Param::Int, Param::Unsigned, Param::IntPtr, Param::StructPtr]
+            };
             let mut ps = Vec::new();
             for _ in 0..n {
-                let p = *g.r.pick(&all);
+                let p = *g.r.pick(all);
                 if !ps.contains(&p) {
                     ps.push(p);
                 }
@@ -368,8 +395,10 @@ pub fn generate(seed: u64) -> Generated {
         let mut sig = Vec::new();
         let mut ints: Vec<String> = INTS.iter().map(|s| s.to_string()).collect();
         ints.push("*p0".into());
-        ints.push("m0->a".into());
-        ints.push("m0->next->a".into());
+        if heap {
+            ints.push("m0->a".into());
+            ints.push("m0->next->a".into());
+        }
         let mut uns = vec!["u0".to_string()];
         g.atoms.clear();
         for p in &params {
@@ -413,13 +442,15 @@ pub fn generate(seed: u64) -> Generated {
         g.line(1, "struct S s0;");
         g.line(1, "int *p0 = &x0;");
         g.line(1, "s0.a = x1; s0.b = 0u;");
-        // Two heap objects, m0->next always one of them; m1's fields start arbitrary.
-        g.line(1, "struct H *m0 = malloc(sizeof(struct H));");
-        g.line(1, "struct H *m1 = malloc(sizeof(struct H));");
-        g.line(
-            1,
-            "m0->a = x1; m0->b = 0; m0->next = m1; m1->a = 0; m1->next = m0;",
-        );
+        if heap {
+            // Two heap objects, m0->next always one of them; m1's fields start arbitrary.
+            g.line(1, "struct H *m0 = malloc(sizeof(struct H));");
+            g.line(1, "struct H *m1 = malloc(sizeof(struct H));");
+            g.line(
+                1,
+                "m0->a = x1; m0->b = 0; m0->next = m1; m1->a = 0; m1->next = m0;",
+            );
+        }
         if g.r.chance(50) {
             g.line(1, "__VERIFIER_assume(-100 <= x0 && x0 <= 100);");
         }
