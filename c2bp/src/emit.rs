@@ -32,7 +32,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use cir::ir::{Callee, Edge, EdgeKind, Expr, ExprKind, FuncId, Function, NodeId, Program, VarId};
-use cir::pointsto::{Loc, PointsTo};
+use cir::pointsto::PointsTo;
 use cir::pred::{Predicate, PredicateSet, subst_result};
 use cir::smt::{Prover, SolverCx};
 use cir::types::CType;
@@ -42,7 +42,7 @@ use bp_c::names::{CallTemp, caller_reading};
 
 use crate::Options;
 use crate::cubes::{Cube, Enumerator, Memo, Prior, SearchStats, VarSet};
-use crate::signature::{Signature, call_targets, external_mod, reads_any};
+use crate::signature::{ModSet, Signature, call_targets, external_mod, reads_any};
 
 /// What every procedure's translation shares (read-only, so procedures run in parallel).
 pub struct Shared<'a> {
@@ -59,7 +59,7 @@ pub struct Shared<'a> {
     /// Signatures, by `FuncId`.
     pub sigs: &'a [Signature],
     /// Mod sets, by `FuncId`.
-    pub mods: &'a [BTreeSet<Loc>],
+    pub mods: &'a [ModSet],
     /// The global predicates as variables.
     pub globals: &'a VarSet,
     /// The inconsistent cubes over global predicates (computed once, shared by every
@@ -829,7 +829,7 @@ impl FnCx<'_, '_, '_, '_> {
     /// the mixed inconsistent cubes over them, as after an assignment (a read of a
     /// nondeterministic value sets `n == -3` and `n + 1 + g >= 2` each on its own, next to a
     /// global `g >= 4` the path knows).
-    fn havoc_call(&mut self, vs: &VarSet, ret: Option<VarId>, m: &BTreeSet<Loc>) -> Vec<St> {
+    fn havoc_call(&mut self, vs: &VarSet, ret: Option<VarId>, m: &ModSet) -> Vec<St> {
         let mut targets = Vec::new();
         let mut assigned = BTreeSet::new();
         for i in 0..self.body.vars.len() {
@@ -868,7 +868,7 @@ impl FnCx<'_, '_, '_, '_> {
         }
         if external || alts.is_empty() {
             let m = match callee {
-                Callee::Nondet(_) => BTreeSet::new(),
+                Callee::Nondet(_) => ModSet::default(),
                 _ => external_mod(self.sh.pts, args),
             };
             alts.push(self.havoc_call(vs, ret, &m));

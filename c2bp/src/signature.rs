@@ -8,9 +8,11 @@
 //!   other than formals, then the formal-parameter predicates that mention global storage or a
 //!   dereference (their value may change during R). R returns them, in that order.
 //!
-//! The **mod set** of a procedure is the set of abstract locations ([`Loc`]) a call may modify
-//! that its caller can see: global storage it assigns, every object it may write through a
-//! pointer, transitively through its callees. Direct writes to its own locals are not included
+//! The **mod set** of a procedure is the set of cells ([`Cell`]: an abstract object and a path
+//! of fields) a call may modify that its caller can see: global storage it assigns, every cell
+//! it may write through a pointer, transitively through its callees. Cells keep fields apart:
+//! a callee that writes `*p` with `p == &d->flags` leaves a caller's predicate over
+//! `d->count` alone. Direct writes to its own locals are not included
 //! (every activation has its own). A call of an external function (no body) is assumed to
 //! modify every object reachable from its pointer arguments and external memory, never the
 //! program's global variables directly (documented in `ARCHITECTURE.md`).
@@ -18,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use cir::ir::{Callee, EdgeKind, Expr, ExprKind, FuncId, Program, VarKind};
-use cir::pointsto::{Loc, PointsTo};
+use cir::pointsto::{Cell, Loc, PointsTo};
 use cir::pred::{Predicate, PredicateSet};
 use cir::types::CType;
 
@@ -91,30 +93,47 @@ pub fn signatures(prog: &Program, preds: &PredicateSet) -> Vec<Signature> {
         .collect()
 }
 
-/// The objects an assignment to `lhs` writes that a caller may see (module doc).
-pub fn written_objects(prog: &Program, pts: &PointsTo, lhs: &Expr) -> BTreeSet<Loc> {
-    match &lhs.kind {
-        ExprKind::Var(v) => {
-            if prog.var(*v).is_global() {
-                BTreeSet::from([Loc::Var(*v)])
-            } else {
-                BTreeSet::new()
-            }
-        }
-        ExprKind::Field(b, _) => written_objects(prog, pts, b),
-        ExprKind::Index(a, _) if matches!(a.ty, CType::Array(..)) => written_objects(prog, pts, a),
-        _ => pts.objects(lhs),
+/// What a call may modify: cells of abstract objects (module doc).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModSet(BTreeSet<Cell>);
+
+impl ModSet {
+    /// Whether the call may modify some part of the object.
+    pub fn touches(&self, l: &Loc) -> bool {
+        self.0.iter().any(|c| c.obj == *l)
+    }
+
+    /// Whether the call may modify part of the cell.
+    fn overlaps(&self, pts: &PointsTo, c: &Cell) -> bool {
+        self.0.iter().any(|m| pts.cells_overlap(m, c))
     }
 }
 
-/// What a call of an external function may modify: everything reachable from its arguments'
-/// pointer values, and external memory.
-pub fn external_mod(pts: &PointsTo, args: &[Expr]) -> BTreeSet<Loc> {
+/// The cells an assignment to `lhs` writes that a caller may see (module doc).
+pub fn written_cells(prog: &Program, pts: &PointsTo, lhs: &Expr) -> BTreeSet<Cell> {
+    // The variable an lvalue is part of without a pointer.
+    fn root(e: &Expr) -> Option<cir::ir::VarId> {
+        match &e.kind {
+            ExprKind::Var(v) => Some(*v),
+            ExprKind::Field(b, _) => root(b),
+            ExprKind::Index(a, _) if matches!(a.ty, CType::Array(..)) => root(a),
+            _ => None,
+        }
+    }
+    match root(lhs) {
+        Some(v) if !prog.var(v).is_global() => BTreeSet::new(),
+        _ => pts.cells(lhs),
+    }
+}
+
+/// What a call of an external function may modify: every object reachable from its arguments'
+/// pointer values, and external memory (whole).
+pub fn external_mod(pts: &PointsTo, args: &[Expr]) -> ModSet {
     let mut roots = vec![Loc::Extern];
     for a in args {
         roots.extend(pts.values(a));
     }
-    pts.reachable(roots)
+    ModSet(pts.reachable(roots).into_iter().map(Cell::whole).collect())
 }
 
 /// The functions (by id) a call may enter, and whether it may also reach code without a body.
@@ -144,20 +163,20 @@ pub fn call_targets(prog: &Program, pts: &PointsTo, callee: &Callee) -> (Vec<Fun
 }
 
 /// The mod set of every function (indexed by `FuncId`), to a fixpoint over the call graph.
-pub fn mod_sets(prog: &Program, pts: &PointsTo) -> Vec<BTreeSet<Loc>> {
-    let mut direct: Vec<BTreeSet<Loc>> = Vec::with_capacity(prog.functions.len());
+pub fn mod_sets(prog: &Program, pts: &PointsTo) -> Vec<ModSet> {
+    let mut direct: Vec<BTreeSet<Cell>> = Vec::with_capacity(prog.functions.len());
     let mut calls: BTreeMap<FuncId, BTreeSet<FuncId>> = BTreeMap::new();
     for f in &prog.functions {
         let mut m = BTreeSet::new();
         for e in &f.edges {
             match &e.kind {
                 EdgeKind::Assign { lhs, .. } | EdgeKind::Havoc { lhs, .. } => {
-                    m.extend(written_objects(prog, pts, lhs));
+                    m.extend(written_cells(prog, pts, lhs));
                 }
                 EdgeKind::Call { callee, args, .. } => {
                     let (targets, external) = call_targets(prog, pts, callee);
                     if external {
-                        m.extend(external_mod(pts, args));
+                        m.extend(external_mod(pts, args).0);
                     }
                     calls.entry(f.id).or_default().extend(targets);
                 }
@@ -174,7 +193,7 @@ pub fn mod_sets(prog: &Program, pts: &PointsTo) -> Vec<BTreeSet<Loc>> {
                 if g == f {
                     continue;
                 }
-                let add: Vec<Loc> = direct[g.0 as usize]
+                let add: Vec<Cell> = direct[g.0 as usize]
                     .difference(&direct[f.0 as usize])
                     .cloned()
                     .collect();
@@ -185,14 +204,14 @@ pub fn mod_sets(prog: &Program, pts: &PointsTo) -> Vec<BTreeSet<Loc>> {
             }
         }
     }
-    direct
+    direct.into_iter().map(ModSet).collect()
 }
 
-/// The objects an expression reads: every lvalue it evaluates, but not the object whose
+/// The cells an expression reads: every lvalue it evaluates, but not the object whose
 /// address `&l` takes (only what the address computation reads: `&a[i]` reads `i`, `&p->f`
 /// reads `p`).
-pub fn read_objects(pts: &PointsTo, e: &Expr, out: &mut BTreeSet<Loc>) {
-    fn address_reads(pts: &PointsTo, l: &Expr, out: &mut BTreeSet<Loc>) {
+pub fn read_cells(pts: &PointsTo, e: &Expr, out: &mut BTreeSet<Cell>) {
+    fn address_reads(pts: &PointsTo, l: &Expr, out: &mut BTreeSet<Cell>) {
         match &l.kind {
             ExprKind::Var(_) | ExprKind::Func(_) | ExprKind::Str(_) => {}
             ExprKind::Field(b, _) => address_reads(pts, b, out),
@@ -200,26 +219,26 @@ pub fn read_objects(pts: &PointsTo, e: &Expr, out: &mut BTreeSet<Loc>) {
                 if matches!(a.ty, CType::Array(..)) {
                     address_reads(pts, a, out);
                 } else {
-                    read_objects(pts, a, out);
+                    read_cells(pts, a, out);
                 }
-                read_objects(pts, i, out);
+                read_cells(pts, i, out);
             }
-            ExprKind::Deref(p) => read_objects(pts, p, out),
-            _ => read_objects(pts, l, out),
+            ExprKind::Deref(p) => read_cells(pts, p, out),
+            _ => read_cells(pts, l, out),
         }
     }
     match &e.kind {
         ExprKind::AddrOf(l) => address_reads(pts, l, out),
         _ => {
             if e.is_lvalue() && !matches!(e.ty, CType::Array(..)) {
-                out.extend(pts.objects(e));
+                out.extend(pts.cells(e));
             }
             if let ExprKind::Index(a, i) = &e.kind
                 && matches!(a.ty, CType::Array(..))
             {
                 // `a[i]` reads the element (above) and `i`, not all of `a` as a value.
                 address_reads(pts, a, out);
-                read_objects(pts, i, out);
+                read_cells(pts, i, out);
                 return;
             }
             for c in e.children() {
@@ -227,16 +246,16 @@ pub fn read_objects(pts: &PointsTo, e: &Expr, out: &mut BTreeSet<Loc>) {
                     // `s.f` reads part of `s` (counted above); `p->f` also reads `p`.
                     address_reads(pts, c, out);
                 } else {
-                    read_objects(pts, c, out);
+                    read_cells(pts, c, out);
                 }
             }
         }
     }
 }
 
-/// Whether a condition reads an object in `m` (see [`read_objects`]).
-pub fn reads_any(pts: &PointsTo, e: &Expr, m: &BTreeSet<Loc>) -> bool {
-    let mut objs = BTreeSet::new();
-    read_objects(pts, e, &mut objs);
-    objs.iter().any(|o| m.contains(o))
+/// Whether a condition reads a cell that `m` may modify (see [`read_cells`]).
+pub fn reads_any(pts: &PointsTo, e: &Expr, m: &ModSet) -> bool {
+    let mut cells = BTreeSet::new();
+    read_cells(pts, e, &mut cells);
+    cells.iter().any(|c| m.overlaps(pts, c))
 }

@@ -1,6 +1,7 @@
 //! Soundness by execution. C programs — the hand-written golden inputs
-//! and generated ones (several procedures, pointers to locals, structure fields, signed and
-//! unsigned arithmetic, calls whose actuals change, recursion) — are run on random concrete
+//! and generated ones (several procedures, pointers to locals, structure fields, heap
+//! structures linked by pointer fields, signed and unsigned arithmetic, calls whose actuals
+//! change, recursion) — are run on random concrete
 //! inputs by `cir::interp`; the predicate values along every run must be a run of the Boolean
 //! program c2bp produced, checked step by step with the reference interpreter of `bp-testkit`
 //! with `enforce` in force ([`check`]), for cube lengths 1, 3 and `inf`, with the program's own
@@ -168,7 +169,7 @@ fn generated_programs_runs_are_runs_of_their_abstractions() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let mut tally = Tally::default();
     for seed in 0..seeds {
-        let g = programs::generate(seed);
+        let g = programs::generate_with_heap(seed);
         let c = dir.join(format!("gen{seed}.c"));
         std::fs::write(&c, &g.c).expect("write C");
         // The semantics vary with the seed: integers (ILP32), bit-vectors, LP64.
@@ -186,7 +187,7 @@ fn generated_programs_runs_are_runs_of_their_abstractions() {
         };
         let prog = common::load(&c, &lower);
         let own = cir::pred::parse_predicates(&g.preds, "gen.preds", &prog)
-            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", g.preds));
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}\n{}", g.c, g.preds));
         // With every branch condition added, a search may stop at its query budget: a small
         // one keeps these pointer-heavy programs fast and checks that capped searches (more
         // `*`) stay sound too.

@@ -20,8 +20,11 @@
 //! - Structure assignment `s := t`: a read of `s.f` (or through a pointer that may reach `s`)
 //!   becomes `t.f` (or the conditional).
 //! - When `lhs` may overlap a location of an incompatible type (a write through a `char *` into
-//!   an `int`, or into part of an aggregate read whole), the new value is not expressible: the
-//!   result is `None`, "unknown", and the caller makes the predicate nondeterministic.
+//!   an `int`, or into part of an aggregate read whole), the assignment havocs what it may
+//!   touch: the read gets an arbitrary value. [`wp_assign`] then answers `None`, "unknown"
+//!   (c2bp makes the predicate nondeterministic); [`wp_assign_havoc`] asks its caller for a
+//!   fresh value of the location's type instead (newton's path formula: a symbol), so that
+//!   nothing is lost but the value.
 //!
 //! `WP(assume c, φ) = c ⇒ φ`, written `¬c ∨ φ` with `¬c` normalised ([`crate::pred::normalize`]).
 //! A havoc (and the result temporary of a call) makes every predicate that reads the location
@@ -117,64 +120,15 @@ struct Morris<'a> {
     lhs: &'a Expr,
     rhs: Expr,
     pts: &'a PointsTo,
+    /// The value of a read the assignment havocs (`None`: unknown).
+    havoc: &'a mut dyn FnMut(&Expr) -> Option<Expr>,
     unknown: bool,
 }
 
 impl Morris<'_> {
     /// The post-state value of `d`, as a pre-state expression.
     fn value(&mut self, d: &Expr) -> Expr {
-        if d.is_lvalue() {
-            let dl = self.loc(d);
-            return self.rewrite(d, dl);
-        }
-        match &d.kind {
-            ExprKind::AddrOf(l) => Expr {
-                kind: ExprKind::AddrOf(Box::new(self.loc(l))),
-                ty: d.ty.clone(),
-            },
-            ExprKind::Unary(op, a) => Expr {
-                kind: ExprKind::Unary(*op, Box::new(self.value(a))),
-                ty: d.ty.clone(),
-            },
-            ExprKind::Binary(op, a, b) => Expr {
-                kind: ExprKind::Binary(*op, Box::new(self.value(a)), Box::new(self.value(b))),
-                ty: d.ty.clone(),
-            },
-            ExprKind::Cast(a) => Expr {
-                kind: ExprKind::Cast(Box::new(self.value(a))),
-                ty: d.ty.clone(),
-            },
-            ExprKind::Cond(c, a, b) => Expr {
-                kind: ExprKind::Cond(
-                    Box::new(self.value(c)),
-                    Box::new(self.value(a)),
-                    Box::new(self.value(b)),
-                ),
-                ty: d.ty.clone(),
-            },
-            _ => d.clone(),
-        }
-    }
-
-    /// The lvalue `d` with its address computed from post-state values.
-    fn loc(&mut self, d: &Expr) -> Expr {
-        let kind = match &d.kind {
-            ExprKind::Deref(p) => ExprKind::Deref(Box::new(self.value(p))),
-            ExprKind::Field(b, f) => ExprKind::Field(Box::new(self.loc(b)), f.clone()),
-            ExprKind::Index(a, i) => {
-                let a = if matches!(a.ty, CType::Array(..)) {
-                    self.loc(a)
-                } else {
-                    self.value(a)
-                };
-                ExprKind::Index(Box::new(a), Box::new(self.value(i)))
-            }
-            k => k.clone(),
-        };
-        Expr {
-            kind,
-            ty: d.ty.clone(),
-        }
+        map_reads(d, &mut |orig, dl| self.rewrite(orig, dl))
     }
 
     /// Morris's case split for a read of the location `d` (`dl`: its post-state address form).
@@ -190,9 +144,20 @@ impl Morris<'_> {
         if d == self.lhs && dl == *d {
             return self.rhs.clone();
         }
+        if is_aggregate(&self.lhs.ty)
+            && !is_aggregate(&d.ty)
+            && let Some(v) = self.fieldwise(d, &dl)
+        {
+            return v;
+        }
         if is_aggregate(&d.ty) || is_aggregate(&self.lhs.ty) || !compatible(&d.ty, &self.lhs.ty) {
-            self.unknown = true;
-            return dl;
+            return match (self.havoc)(&dl) {
+                Some(v) => v,
+                None => {
+                    self.unknown = true;
+                    dl
+                }
+            };
         }
         Expr {
             kind: ExprKind::Cond(
@@ -201,6 +166,75 @@ impl Morris<'_> {
                 Box::new(dl),
             ),
             ty: d.ty.clone(),
+        }
+    }
+
+    /// For a structure `lhs` and a scalar `d` that may lie in it: a structure assignment is a
+    /// field-wise update, so `d` is the field it may be, `(&lhs.f == &d) ? rhs.f : …`, for every
+    /// field of a compatible type that may alias it (nested structures included). `None` when
+    /// a field that could hold `d` is in an array or a union, or none can (a pun).
+    fn fieldwise(&mut self, d: &Expr, dl: &Expr) -> Option<Expr> {
+        let mut leaves = Vec::new();
+        if !self.leaves(self.lhs, &self.rhs.clone(), &d.ty, &mut leaves) || leaves.is_empty() {
+            return None;
+        }
+        let mut v = dl.clone();
+        for (l, r) in leaves.into_iter().rev() {
+            if !self.pts.may_alias(&l, d) {
+                continue;
+            }
+            v = Expr {
+                kind: ExprKind::Cond(
+                    Box::new(addr_eq(&l, dl)),
+                    Box::new(convert(&r, &d.ty)),
+                    Box::new(v),
+                ),
+                ty: d.ty.clone(),
+            };
+        }
+        Some(v)
+    }
+
+    /// The fields of `l` (assigned `r`) whose type is compatible with `ty`, in order; `false`
+    /// when one could hold a `ty` but is not reached by fields alone (arrays, unions).
+    fn leaves(&self, l: &Expr, r: &Expr, ty: &CType, out: &mut Vec<(Expr, Expr)>) -> bool {
+        let field = |b: &Expr, name: &str, t: &CType| Expr {
+            kind: ExprKind::Field(Box::new(b.clone()), name.to_string()),
+            ty: t.clone(),
+        };
+        match &l.ty {
+            CType::Struct(s) => {
+                let Some(fs) = self.pts.struct_fields(*s) else {
+                    return false;
+                };
+                for (name, t) in fs {
+                    let rf = select(
+                        r.clone(),
+                        &|x| ExprKind::Field(Box::new(x), name.clone()),
+                        t,
+                    );
+                    if !self.leaves(&field(l, name, t), &rf, ty, out) {
+                        return false;
+                    }
+                }
+                true
+            }
+            CType::Array(e, _) => {
+                // An element that could hold a `ty` is not reached by fields alone.
+                let z = Expr::int(0, CType::INT);
+                let at = |a: &Expr| Expr {
+                    kind: ExprKind::Index(Box::new(a.clone()), Box::new(z.clone())),
+                    ty: (**e).clone(),
+                };
+                let mut inner = Vec::new();
+                self.leaves(&at(l), &at(r), ty, &mut inner) && inner.is_empty()
+            }
+            t => {
+                if compatible(t, ty) {
+                    out.push((l.clone(), r.clone()));
+                }
+                true
+            }
         }
     }
 
@@ -244,6 +278,58 @@ impl Morris<'_> {
     }
 }
 
+/// `e` with every read of a location replaced by `read(l, l')`, where `l` is the lvalue as
+/// written and `l'` the same lvalue with the reads in its address computation (pointers,
+/// indices) replaced first; addresses themselves (`&l`, the base of `s.f` and of `a[i]` for an
+/// array) are not reads. The one walk over the reads of an expression, for Morris's axiom and
+/// for the substitutions of newton's path formula.
+pub fn map_reads(e: &Expr, read: &mut dyn FnMut(&Expr, Expr) -> Expr) -> Expr {
+    if e.is_lvalue() {
+        let l = map_address(e, read);
+        return read(e, l);
+    }
+    let kind = match &e.kind {
+        ExprKind::AddrOf(l) => ExprKind::AddrOf(Box::new(map_address(l, read))),
+        ExprKind::Unary(op, a) => ExprKind::Unary(*op, Box::new(map_reads(a, read))),
+        ExprKind::Binary(op, a, b) => {
+            let a = map_reads(a, read);
+            ExprKind::Binary(*op, Box::new(a), Box::new(map_reads(b, read)))
+        }
+        ExprKind::Cast(a) => ExprKind::Cast(Box::new(map_reads(a, read))),
+        ExprKind::Cond(c, a, b) => {
+            let c = map_reads(c, read);
+            let a = map_reads(a, read);
+            ExprKind::Cond(Box::new(c), Box::new(a), Box::new(map_reads(b, read)))
+        }
+        _ => return e.clone(),
+    };
+    Expr {
+        kind,
+        ty: e.ty.clone(),
+    }
+}
+
+/// The lvalue `l` with the reads of its address computation replaced ([`map_reads`]).
+fn map_address(l: &Expr, read: &mut dyn FnMut(&Expr, Expr) -> Expr) -> Expr {
+    let kind = match &l.kind {
+        ExprKind::Deref(p) => ExprKind::Deref(Box::new(map_reads(p, read))),
+        ExprKind::Field(b, f) => ExprKind::Field(Box::new(map_address(b, read)), f.clone()),
+        ExprKind::Index(a, i) => {
+            let a = if matches!(a.ty, CType::Array(..)) {
+                map_address(a, read)
+            } else {
+                map_reads(a, read)
+            };
+            ExprKind::Index(Box::new(a), Box::new(map_reads(i, read)))
+        }
+        k => k.clone(),
+    };
+    Expr {
+        kind,
+        ty: l.ty.clone(),
+    }
+}
+
 /// Applies a selector to an aggregate value, pushing it into the branches of conditionals.
 fn select(v: Expr, sel: &dyn Fn(Expr) -> ExprKind, ty: &CType) -> Expr {
     match v.kind {
@@ -262,13 +348,29 @@ fn select(v: Expr, sel: &dyn Fn(Expr) -> ExprKind, ty: &CType) -> Expr {
     }
 }
 
-/// `WP(lhs := rhs, φ)` by Morris's axiom, pruned by points-to; `None` when the new value of φ
-/// is not expressible (the assignment may partially overwrite a location φ reads).
+/// `WP(lhs := rhs, φ)` by Morris's axiom, pruned by points-to; `None` when the assignment may
+/// partially overwrite a location φ reads (it havocs it: see [`wp_assign_havoc`]).
 pub fn wp_assign(lhs: &Expr, rhs: &Expr, phi: &Expr, pts: &PointsTo) -> Option<Expr> {
+    wp_assign_havoc(lhs, rhs, phi, pts, &mut |_| None)
+}
+
+/// `WP(lhs := rhs, φ)` where a read of a location the assignment may partially overwrite (a
+/// pun, a part of an aggregate read whole) becomes `havoc(location)`: a fresh value of the
+/// location's type that the caller makes (or `None`: the result is then `None`). The result
+/// over-approximates: the havocked read may be any value, whether or not the locations
+/// overlap.
+pub fn wp_assign_havoc(
+    lhs: &Expr,
+    rhs: &Expr,
+    phi: &Expr,
+    pts: &PointsTo,
+    havoc: &mut dyn FnMut(&Expr) -> Option<Expr>,
+) -> Option<Expr> {
     let mut m = Morris {
         lhs,
         rhs: convert(rhs, &lhs.ty),
         pts,
+        havoc,
         unknown: false,
     };
     let r = m.value(phi);

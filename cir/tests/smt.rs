@@ -27,7 +27,10 @@ int main(void) {
 fn load(src: &str, dm: DataModel, tag: &str) -> Program {
     let dir = std::env::temp_dir().join(format!("cir-smt-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(format!("{tag}.c"));
+    // One file per load: tests run in parallel and load the same source under one tag.
+    static LOADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = LOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = dir.join(format!("{tag}-{n}.c"));
     std::fs::write(&path, src).expect("write temp C file");
     let opts = cir::LowerOptions {
         data_model: dm,
@@ -403,6 +406,80 @@ fn bitvector_mode_decides_parity() {
         k(2147483647),
     );
     assert_eq!(valid(&p, INT, &[], &in_range), Answer::Valid);
+}
+
+/// Flag tests: `&`, `|` and `^` with a constant are exact in integer mode, for signed and
+/// unsigned operands and negative constants, as in bit-vector mode.
+#[test]
+fn bitwise_operators_with_a_constant_are_exact() {
+    let p = ilp32();
+    let x = var(&p, "x");
+    let u = var(&p, "u");
+    let c = var(&p, "c");
+    let and = |a: &Expr, m: Expr| bin(&p, BinOp::BitAnd, a.clone(), m);
+    let or = |a: &Expr, m: Expr| bin(&p, BinOp::BitOr, a.clone(), m);
+    let xor = |a: &Expr, m: Expr| bin(&p, BinOp::BitXor, a.clone(), m);
+    let ne0 = |e: Expr| bin(&p, BinOp::Ne, e, k(0));
+    let valid_goals = [
+        // A flag word tested against a mask (ssl's `tmp & 12288`).
+        (vec![eq(&p, x.clone(), k(8192))], ne0(and(&x, k(12288)))),
+        (vec![ne0(and(&x, k(4)))], ne0(and(&x, k(6)))),
+        (
+            vec![],
+            eq(&p, and(&x, k(12288)), and(&and(&x, k(12288)), k(12288))),
+        ),
+        (vec![], ne0(or(&x, k(1)))),
+        (vec![], eq(&p, xor(&xor(&x, k(5)), k(5)), x.clone())),
+        (
+            vec![],
+            eq(
+                &p,
+                and(&x, k(-4)),
+                bin(&p, BinOp::Sub, x.clone(), and(&x, k(3))),
+            ),
+        ),
+        (
+            vec![eq(&p, x.clone(), k(-1))],
+            eq(&p, and(&x, k(-8)), k(-8)),
+        ),
+        (vec![eq(&p, x.clone(), k(-6))], eq(&p, xor(&x, k(3)), k(-7))),
+        (vec![eq(&p, x.clone(), k(-6))], eq(&p, or(&x, k(3)), k(-5))),
+        (
+            vec![],
+            eq(
+                &p,
+                and(&u, ku(0x8000_0000)),
+                bin(
+                    &p,
+                    BinOp::Sub,
+                    u.clone(),
+                    bin(&p, BinOp::Rem, u.clone(), ku(0x8000_0000)),
+                ),
+            ),
+        ),
+        (
+            vec![eq(&p, u.clone(), ku(0xF0))],
+            eq(&p, or(&u, ku(0x0F)), ku(0xFF)),
+        ),
+        (vec![], bin(&p, BinOp::Le, and(&c, k(0x70)), k(0x70))),
+    ];
+    for (assumptions, goal) in &valid_goals {
+        for sem in [INT, BV] {
+            assert_eq!(
+                valid(&p, sem, assumptions, goal),
+                Answer::Valid,
+                "{sem}: {}",
+                p.show_expr(goal)
+            );
+        }
+    }
+    // Not valid: the flag may be clear.
+    let g = ne0(and(&x, k(12288)));
+    assert_eq!(valid(&p, INT, &[], &g), Answer::NotValid);
+    assert_eq!(
+        valid(&p, INT, &[eq(&p, x.clone(), k(4096 + 16384))], &g),
+        Answer::Valid
+    );
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::path::Path;
 use cir::ir::{EdgeKind, Expr, Program};
 use cir::pointsto::PointsTo;
 use cir::pred::{PredScope, parse_predicate};
-use cir::wp::{changes, wp_assign, wp_assume, wp_edge, wp_havoc};
+use cir::wp::{changes, wp_assign, wp_assign_havoc, wp_assume, wp_edge, wp_havoc};
 
 fn load() -> (Program, PointsTo) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/analysis/wp.c");
@@ -153,4 +153,42 @@ fn changes_per_edge() {
     let ij = phi(&prog, "i < j");
     assert!(!changes(edge("f#ret#1 := f(x)"), &ij, &pts, &prog));
     assert!(wp_edge(edge("f#ret#1 := f(x)"), &phi(&prog, "f#ret#1 > 0"), &pts).is_none());
+}
+
+#[test]
+fn a_pun_havocs_what_it_may_touch() {
+    let (prog, pts) = load();
+    let (l, r) = assign(&prog, "*cp := 5");
+    let post = phi(&prog, "z == 0 && y == 1");
+    // A `char` written into the `int` z: z's new value is not expressible...
+    assert!(wp_assign(l, r, &post, &pts).is_none());
+    // ... it is havocked: a fresh value of z's type (here a stand-in the caller made).
+    let mut asked = Vec::new();
+    let w = wp_assign_havoc(l, r, &post, &pts, &mut |loc| {
+        asked.push(prog.show_expr(loc));
+        let j = prog.vars.iter().position(|v| v.name == "j").expect("j");
+        Some(Expr {
+            kind: cir::ir::ExprKind::Var(cir::ir::VarId(j as u32)),
+            ty: cir::types::CType::INT,
+        })
+    })
+    .expect("havocked");
+    assert_eq!(asked, ["z"]);
+    assert_eq!(prog.show_expr(&w), "j == 0 && y == 1");
+}
+
+#[test]
+fn a_structure_assignment_updates_field_by_field() {
+    let (prog, pts) = load();
+    // ip points to n1.val or n2.val: a read through it after `n1 := n2` is n2.val exactly
+    // when it is n1.val.
+    assert_eq!(
+        wp(&prog, &pts, "n1 := n2", "*ip == 3"),
+        "(&n1.val == ip ? n2.val : *ip) == 3"
+    );
+    assert_eq!(wp(&prog, &pts, "n1 := n2", "n1.next == s"), "n2.next == s");
+    assert_eq!(
+        wp(&prog, &pts, "n1 := n2", "s->val == 1"),
+        "(&n1 == s ? n2.val : s->val) == 1"
+    );
 }

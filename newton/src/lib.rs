@@ -417,8 +417,16 @@ fn confirm(
         .iter()
         .filter_map(|c| c.at_start.clone())
         .collect();
+    // Integer symbols, and the pointers of allocated contents (null or not decides the
+    // replay's draw).
     let ints: Vec<usize> = (0..pf.symbols.len())
-        .filter(|&i| matches!(pf.ext.var(pf.symbols[i].var).ty, cir::types::CType::Int(_)))
+        .filter(|&i| match pf.ext.var(pf.symbols[i].var).ty {
+            cir::types::CType::Int(_) => true,
+            cir::types::CType::Pointer(_) => {
+                matches!(pf.symbols[i].kind, symbolic::SymKind::Content { .. })
+            }
+            _ => false,
+        })
         .collect();
     let terms: Vec<Expr> = ints
         .iter()

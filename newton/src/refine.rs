@@ -408,10 +408,15 @@ impl Ctx<'_> {
         let ok = std::cell::Cell::new(true);
         let r = cir::wp::subst_vars(e, &|v| {
             if (v.0 as usize) < prog.vars.len() {
-                if !(prog.var(v).is_global() || owner(prog, v) == Some(act.func)) {
+                if prog.var(v).is_global() || owner(prog, v) == Some(act.func) {
+                    return None;
+                }
+                // A caller's local whose address this activation received: `*f`.
+                let through = self.formal_pointing_to(a, v);
+                if through.is_none() {
                     ok.set(false);
                 }
-                return None;
+                return through;
             }
             match self.syms.get(&v) {
                 Some(SymKind::Frozen { owner: o, var: x }) if act.parent == Some(*o) => {
@@ -639,6 +644,33 @@ impl Ctx<'_> {
             .zip(&g.formals)
             .find(|(arg, _)| matches!(arg.kind, ExprKind::Var(v) if v == x))
             .map(|(_, &f)| var_expr(self.prog, f))
+    }
+
+    /// `*f` for the formal `f` of activation `a` whose actual was `&x` (`x` a local of the
+    /// caller, alive while `a` runs; formals are never assigned, the lowering copies those the
+    /// C code assigns), or `None`.
+    fn formal_pointing_to(&self, a: usize, x: VarId) -> Option<Expr> {
+        let act = &self.pf.acts[a];
+        let parent = &self.pf.acts[act.parent?];
+        if owner(self.prog, x) != Some(parent.func) {
+            return None;
+        }
+        let cs = act.call_step?;
+        let EdgeKind::Call { args, .. } = &edge(self.prog, self.path[cs]).kind else {
+            return None;
+        };
+        let g = &self.prog.functions[act.func.0 as usize];
+        let (_, &f) = args.iter().zip(&g.formals).find(|(arg, _)| {
+            matches!(&arg.kind, ExprKind::AddrOf(l) if matches!(l.kind, ExprKind::Var(v) if v == x))
+        })?;
+        let fe = var_expr(self.prog, f);
+        let CType::Pointer(t) = &fe.ty else {
+            return None;
+        };
+        (**t == self.prog.var(x).ty).then(|| Expr {
+            kind: ExprKind::Deref(Box::new(fe.clone())),
+            ty: (**t).clone(),
+        })
     }
 
     /// A caller fact right after the return of activation `b` (called at step `cs`) as a

@@ -133,6 +133,36 @@ impl Inputs<'_> {
         }
     }
 
+    /// Loads the initial contents of the object the allocator call at step `j` returns (a
+    /// `ty` pointer): the draws of [`cir::interp::draw_contents`] in its order, each the
+    /// model's value of the [`SymKind::Content`] symbol of its path (0 when the path formula
+    /// does not read it; for a pointer, non-null is an object of its own). `calloc` draws none.
+    fn contents(&mut self, q: &mut Queue, pf: &PathFormula, j: usize, ty: &CType, callee: &Callee) {
+        let CType::Pointer(t) = ty else { return };
+        if matches!(callee, Callee::External(n) if n == "calloc")
+            || matches!(**t, CType::Void | CType::Func(_))
+        {
+            return;
+        }
+        let model = &self.model;
+        let mut drawn = Vec::new();
+        let _ = cir::interp::draw_contents(self.prog, t, 1, &mut Vec::new(), &mut |p, lo, hi| {
+            let v = pf
+                .content_paths
+                .iter()
+                .position(|c| c.as_slice() == p)
+                .and_then(|k| {
+                    let path = u32::try_from(k).ok()?;
+                    model.get(&SymKind::Content { step: j, path }).copied()
+                })
+                .unwrap_or(0)
+                .clamp(lo, hi);
+            drawn.push(v);
+            v
+        });
+        q.values.extend(drawn);
+    }
+
     /// Loads the values of the uninitialised locals (and, for `main`, the parameters) of
     /// activation `act` of `f`, entered by the call at step `entered_at` (`None`: `main`).
     fn locals(
@@ -267,8 +297,10 @@ pub fn replay(
                     let g = &prog.functions[pf.acts[b].func.0 as usize];
                     ins.locals(&mut q, b, g, Some(j));
                 } else if let Some(r) = ret
-                    && !callee.is_allocator()
+                    && callee.is_allocator()
                 {
+                    ins.contents(&mut q, pf, j, &prog.var(*r).ty, callee);
+                } else if let Some(r) = ret {
                     let name = match callee {
                         Callee::Nondet(n) | Callee::External(n) => n.clone(),
                         _ => "an unknown function".into(),

@@ -26,17 +26,19 @@
 //! # Exactness
 //! The path formula is exact for the semantics of [`cir::smt`], with two losses, both towards
 //! *more* states (so "infeasible" is always proved, "feasible" is confirmed by replay): a
-//! conjunct whose weakest precondition is not expressible (an assignment that partially
-//! overwrites a location the conjunct reads) is dropped, and calls of functions without a body
-//! change nothing but their result (as in the concrete interpreter).
+//! location that an assignment may partially overwrite (a pun, a part of an aggregate) is read
+//! as a fresh symbol of its type ([`SymKind::Pun`]) — a conjunct that reads an aggregate whole
+//! across such a write is still dropped — and calls of functions without a body change nothing
+//! but their result (as in the concrete interpreter).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use bp_c::trace::CStep;
+use cir::interp::HeapStep;
 use cir::ir::{Callee, EdgeKind, Expr, ExprKind, FuncId, Program, VarId, VarInfo, VarKind};
 use cir::pointsto::{Loc, PointsTo};
 use cir::types::CType;
-use cir::wp::{convert, subst_vars, wp_assign};
+use cir::wp::{convert, map_reads, subst_vars, wp_assign_havoc};
 
 /// One call on the path (activation 0 is `main`).
 #[derive(Debug, Clone)]
@@ -69,6 +71,19 @@ pub enum SymKind {
     CallResult(usize),
     /// The address an allocator returns at this step (not an input: the allocator decides).
     Alloc(usize),
+    /// The value of a location that the assignment of this step may partially overwrite (a
+    /// pun through `char *`, a part of an aggregate read whole): not an input, an
+    /// over-approximation of the bytes the write leaves ([`cir::wp::wp_assign_havoc`]).
+    Pun(usize),
+    /// A scalar of the initial contents of the object `malloc` allocates at `step`: an input
+    /// the replay feeds to the interpreter's draw of those contents
+    /// ([`cir::interp::draw_contents`]); `path` indexes [`PathFormula::content_paths`].
+    Content {
+        /// The allocator's step.
+        step: usize,
+        /// The scalar's path in the object.
+        path: u32,
+    },
     /// A caller's local frozen while a callee runs (not an input; see the module doc).
     Frozen {
         /// The activation owning the local.
@@ -116,6 +131,8 @@ pub struct PathFormula {
     pub conjuncts: Vec<Conjunct>,
     /// Conjuncts dropped because a weakest precondition was not expressible.
     pub dropped: usize,
+    /// The paths of the [`SymKind::Content`] symbols in their objects.
+    pub content_paths: Vec<Vec<HeapStep>>,
 }
 
 /// Why no path formula was built.
@@ -243,13 +260,16 @@ pub fn edge(prog: &Program, s: CStep) -> &cir::ir::Edge {
 
 struct Walker<'a> {
     prog: &'a Program,
-    pts: &'a PointsTo,
+    /// The program's points-to, extended with the frozen copies of its locals.
+    pts: std::borrow::Cow<'a, PointsTo>,
     ext: Program,
     symbols: Vec<Symbol>,
     /// Live conjuncts (current form; `None`: dropped).
     conj: Vec<(Conjunct, Option<Expr>)>,
     /// Freeze maps of the activations the walk is inside: (activation, original → frozen).
     frozen: Vec<(usize, BTreeMap<VarId, VarId>)>,
+    /// The paths of the content symbols (see [`PathFormula::content_paths`]).
+    content_paths: Vec<Vec<HeapStep>>,
 }
 
 impl Walker<'_> {
@@ -302,10 +322,86 @@ impl Walker<'_> {
         out
     }
 
-    /// `lhs := value` backward on every conjunct.
-    fn assign(&mut self, lhs: &Expr, value: &Expr) {
-        let pts = self.pts;
-        self.map(|e| wp_assign(lhs, value, e, pts));
+    /// `lhs := value` backward on every conjunct (at step `j`); a read that the write may
+    /// partially overwrite becomes a fresh [`SymKind::Pun`] symbol of its type, so the conjunct
+    /// is kept with that value arbitrary (an aggregate read whole still drops it).
+    fn assign(&mut self, j: usize, func: FuncId, lhs: &Expr, value: &Expr) {
+        let pts = &*self.pts;
+        let ext = &mut self.ext;
+        let symbols = &mut self.symbols;
+        let mut havoc = |l: &Expr| {
+            if !l.ty.is_scalar() {
+                return None;
+            }
+            let id = fresh_var(ext, l.ty.clone(), format!("pun@{j}"), func);
+            symbols.push(Symbol {
+                var: id,
+                kind: SymKind::Pun(j),
+            });
+            Some(var_expr(ext, id))
+        };
+        for (_, cur) in &mut self.conj {
+            if let Some(e) = cur {
+                *cur = wp_assign_havoc(lhs, value, e, pts, &mut havoc).map(|x| fold_addresses(&x));
+            }
+        }
+    }
+
+    /// Backward over the allocation at step `j` of the object that symbol `obj` points to:
+    /// a read of a scalar of it (by fields from `*obj`, of the type the allocation gives it)
+    /// is its initial value, zero for `calloc`, else a [`SymKind::Content`] symbol (one per
+    /// path) that the replay feeds to the interpreter. Other reads through `obj` (a pun, an
+    /// element by a variable index) stay unconstrained: an over-approximation.
+    fn allocated(&mut self, j: usize, func: FuncId, obj: VarId, zero: bool) {
+        let CType::Pointer(t) = &self.ext.var(obj).ty else {
+            return;
+        };
+        if matches!(**t, CType::Void | CType::Func(_)) {
+            return;
+        }
+        let t = (**t).clone();
+        let prog = self.prog;
+        let ext = &mut self.ext;
+        let symbols = &mut self.symbols;
+        let paths = &mut self.content_paths;
+        let mut read = |_: &Expr, dl: Expr| -> Expr {
+            let mut path = Vec::new();
+            if !dl.ty.is_scalar()
+                || dl.ty.is_float()
+                || !content_path(prog, &dl, obj, &mut path)
+                || content_type(prog, &t, &path).as_ref() != Some(&dl.ty)
+            {
+                return dl;
+            }
+            if zero {
+                return convert(&Expr::int(0, CType::INT), &dl.ty);
+            }
+            let k = match paths.iter().position(|p| *p == path) {
+                Some(k) => k,
+                None => {
+                    paths.push(path);
+                    paths.len() - 1
+                }
+            };
+            let kind = SymKind::Content {
+                step: j,
+                path: u32::try_from(k).unwrap_or(u32::MAX),
+            };
+            let id = match symbols.iter().find(|s| s.kind == kind) {
+                Some(s) => s.var,
+                None => {
+                    let id = fresh_var(ext, dl.ty.clone(), format!("content@{j}.{k}"), func);
+                    symbols.push(Symbol { var: id, kind });
+                    id
+                }
+            };
+            var_expr(ext, id)
+        };
+        for (_, cur) in &mut self.conj {
+            if let Some(e) = cur {
+                *cur = Some(map_reads(e, &mut read));
+            }
+        }
     }
 
     /// Replaces the locals of `func` still mentioned by symbols of their value at the entry of
@@ -395,11 +491,12 @@ fn walk(
     let mut inserted_at: Option<usize> = None;
     let mut w = Walker {
         prog,
-        pts,
+        pts: std::borrow::Cow::Borrowed(pts),
         ext: prog.clone(),
         symbols: Vec::new(),
         conj: Vec::new(),
         frozen: Vec::new(),
+        content_paths: Vec::new(),
     };
     let has_goal = goal.is_some();
     if let Some(g) = goal {
@@ -476,6 +573,11 @@ impl Walker<'_> {
                     },
                 );
                 map.insert(v, s);
+                // The copy points where the local does (Morris's case splits on writes
+                // through the callee's pointers need it).
+                if self.pts.holds_pointers(v) {
+                    self.pts.to_mut().add_copy(s, v);
+                }
             }
         }
         let sub: BTreeMap<VarId, Expr> = map
@@ -508,7 +610,7 @@ impl Walker<'_> {
         let a = act_of[j];
         let e = edge(prog, path[j]);
         match &e.kind {
-            EdgeKind::Assign { lhs, rhs } => self.assign(lhs, rhs),
+            EdgeKind::Assign { lhs, rhs } => self.assign(j, acts[a].func, lhs, rhs),
             EdgeKind::Havoc { lhs, .. } => {
                 let s = self.fresh(
                     lhs.ty.clone(),
@@ -517,7 +619,7 @@ impl Walker<'_> {
                     SymKind::Havoc(j),
                 );
                 let value = var_expr(&self.ext, s);
-                self.assign(lhs, &value);
+                self.assign(j, acts[a].func, lhs, &value);
             }
             EdgeKind::Assume(c) => {
                 self.open(j, c.clone());
@@ -551,7 +653,11 @@ impl Walker<'_> {
                         kind,
                     );
                     let value = var_expr(&self.ext, s);
-                    self.assign(&var_expr(prog, *r), &value);
+                    self.assign(j, acts[a].func, &var_expr(prog, *r), &value);
+                    if callee.is_allocator() {
+                        let zero = matches!(callee, Callee::External(n) if n == "calloc");
+                        self.allocated(j, acts[a].func, s, zero);
+                    }
                 }
             }
             EdgeKind::Error { .. } | EdgeKind::Halt { .. } | EdgeKind::Skip => {}
@@ -614,18 +720,20 @@ impl Walker<'_> {
     /// fresh symbol), then zero for every global scalar still read.
     fn global_storage(&mut self, acts: &[Activation]) {
         let prog = self.prog;
+        let main = acts.first().map_or(FuncId(0), |a| a.func);
         for (i, init) in prog.global_inits.iter().enumerate().rev() {
             match &init.value {
-                Some(v) => self.assign(&init.lhs, v),
+                // A pun among the initialisers is named after the first step.
+                Some(v) => self.assign(0, main, &init.lhs, v),
                 None => {
                     let s = self.fresh(
                         init.lhs.ty.clone(),
                         format!("init@{i}"),
-                        acts.first().map_or(FuncId(0), |a| a.func),
+                        main,
                         SymKind::GlobalInit(i),
                     );
                     let value = var_expr(&self.ext, s);
-                    self.assign(&init.lhs, &value);
+                    self.assign(0, main, &init.lhs, &value);
                 }
             }
         }
@@ -664,10 +772,72 @@ impl Walker<'_> {
                 symbols: self.symbols,
                 conjuncts: conjuncts.into_iter().map(|(_, c)| c).collect(),
                 dropped,
+                content_paths: self.content_paths,
             },
             inserted,
         )
     }
+}
+
+/// Whether the lvalue `l` lies in the object the symbol `obj` points to, reached from `*obj`
+/// by fields and constant indices of arrays; its path (appended to `path`).
+fn content_path(prog: &Program, l: &Expr, obj: VarId, path: &mut Vec<HeapStep>) -> bool {
+    let is_obj = |p: &Expr| matches!(p.kind, ExprKind::Var(v) if v == obj);
+    match &l.kind {
+        ExprKind::Deref(p) => is_obj(p),
+        ExprKind::Index(p, i) if !matches!(p.ty, CType::Array(..)) => {
+            is_obj(p) && matches!(i.kind, ExprKind::Const(0))
+        }
+        ExprKind::Field(b, f) => {
+            let CType::Struct(s) = &b.ty else {
+                return false;
+            };
+            let def = &prog.structs[s.0 as usize];
+            let Some(i) = def
+                .fields
+                .as_ref()
+                .filter(|_| !def.is_union)
+                .and_then(|fs| fs.iter().position(|(n, _)| n == f))
+            else {
+                return false;
+            };
+            if !content_path(prog, b, obj, path) {
+                return false;
+            }
+            path.push(HeapStep::Field(u32::try_from(i).unwrap_or(u32::MAX)));
+            true
+        }
+        ExprKind::Index(a, i) => {
+            let ExprKind::Const(k) = i.kind else {
+                return false;
+            };
+            let Ok(k) = u32::try_from(k) else {
+                return false;
+            };
+            if !content_path(prog, a, obj, path) {
+                return false;
+            }
+            path.push(HeapStep::Index(k));
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The type at `path` inside an object of type `t` (`None` when the path leaves it).
+fn content_type(prog: &Program, t: &CType, path: &[HeapStep]) -> Option<CType> {
+    let mut t = t.clone();
+    for s in path {
+        t = match (s, &t) {
+            (HeapStep::Field(i), CType::Struct(id)) => {
+                let def = &prog.structs[id.0 as usize];
+                def.fields.as_ref()?.get(*i as usize)?.1.clone()
+            }
+            (HeapStep::Index(k), CType::Array(e, Some(n))) if u64::from(*k) < *n => (**e).clone(),
+            _ => return None,
+        };
+    }
+    Some(t)
 }
 
 /// Whether the lvalue is a part of a global variable reached without a pointer.

@@ -3,8 +3,10 @@
 //! locals and globals passed to callees that write through them, structure fields through `.`
 //! and `->`, signed, unsigned and `unsigned char` arithmetic (with wrap-around and
 //! signed/unsigned comparisons), calls whose actuals change (`x0 = f1(x0, &x0)`), bounded loops
-//! and error sites. Every program terminates; every pointer dereferenced points to
-//! a live object. Deterministic in the seed.
+//! and error sites; with [`generate_with_heap`], heap structures too: a `malloc`ed `struct H`
+//! with a pointer field to another (`m0->next->a`), pointers to its fields passed to callees
+//! and held in `p0`, a `struct H *` parameter. Every program terminates; every pointer
+//! dereferenced points to a live object. Deterministic in the seed.
 
 use bp_testkit::prng::SplitMix64;
 
@@ -23,6 +25,7 @@ enum Param {
     Unsigned,
     IntPtr,
     StructPtr,
+    HeapPtr,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -45,6 +48,8 @@ struct Gen {
     /// Atoms usable as predicates in the function being generated.
     atoms: Vec<String>,
     has_globals: bool,
+    /// Heap structures too ([`generate_with_heap`]).
+    heap: bool,
 }
 
 const INTS: [&str; 3] = ["x0", "x1", "x2"];
@@ -140,6 +145,7 @@ impl Gen {
                     match self.r.below(4) {
                         0 => "p0".into(),
                         1 if self.has_globals => "&g0".into(),
+                        2 if self.heap => (*self.r.pick(&["&m0->b", "&m0->next->a"])).into(),
                         _ => format!("&{}", self.r.pick(&INTS[..2])),
                     }
                 }
@@ -148,6 +154,12 @@ impl Gen {
                         return None;
                     }
                     "&s0".into()
+                }
+                Param::HeapPtr => {
+                    if !ptr_ok {
+                        return None;
+                    }
+                    (*self.r.pick(&["m0", "m0->next"])).into()
                 }
             });
         }
@@ -159,6 +171,39 @@ impl Gen {
         })
     }
 
+    /// A write into the heap structures: a field of `m0` or of `m0->next`, the `next` link
+    /// (always to a live `struct H`), or `p0` aimed at a field.
+    fn heap_stmt(&mut self, depth: usize, ints: &[String]) {
+        match self.r.below(5) {
+            0 => {
+                let e = self.int_expr(ints);
+                self.line(depth, &format!("m0->a = {e};"));
+                let x = self.r.pick(&INTS[..]).to_string();
+                self.record(format!("m0->a > {x}"));
+            }
+            1 => {
+                let e = self.int_expr(ints);
+                self.line(depth, &format!("m0->next->a = {e};"));
+                self.record("m0->next->a == 0".into());
+            }
+            2 => {
+                let t = *self.r.pick(&["m0", "m1"]);
+                self.line(depth, &format!("m0->next = {t};"));
+                self.record("m0->next == m0".into());
+            }
+            3 => {
+                let k = self.small();
+                self.line(depth, &format!("m0->b = m0->next->a + {k};"));
+                self.record("m0->b < m0->a".into());
+            }
+            _ => {
+                let t = *self.r.pick(&["&m0->a", "&m1->b"]);
+                self.line(depth, &format!("p0 = {t};"));
+                self.record(format!("p0 == {t}"));
+            }
+        }
+    }
+
     fn stmts(&mut self, depth: usize, n: usize, ctx: &Ctx) {
         for _ in 0..n {
             self.stmt(depth, ctx);
@@ -167,7 +212,12 @@ impl Gen {
 
     fn stmt(&mut self, depth: usize, ctx: &Ctx) {
         let ints = &ctx.ints;
-        match self.r.weighted(&[6, 3, 2, 2, 2, 3, 1, 2, 2, 1]) {
+        let weights: &[u32] = if self.heap {
+            &[6, 3, 2, 2, 2, 3, 1, 2, 2, 1, 3]
+        } else {
+            &[6, 3, 2, 2, 2, 3, 1, 2, 2, 1]
+        };
+        match self.r.weighted(weights) {
             0 => {
                 let x = self.r.pick(&INTS[..]).to_string();
                 let e = self.int_expr(ints);
@@ -238,6 +288,7 @@ impl Gen {
                 let c = self.cond(ints, &ctx.uns);
                 self.line(depth, &format!("if ({c}) reach_error();"));
             }
+            10 => self.heap_stmt(depth, ints),
             _ => {
                 let x = self.r.pick(&INTS[..]).to_string();
                 self.line(depth, &format!("{x} = {x} + 1;"));
@@ -258,20 +309,37 @@ struct Ctx {
     in_loop: bool,
 }
 
-/// The program of `seed`.
+/// The program of `seed` (without heap structures).
+#[allow(dead_code)] // each test that includes this file uses one of the two
 pub fn generate(seed: u64) -> Generated {
+    generate_in(seed, false)
+}
+
+/// The program of `seed` with heap structures (see the module doc).
+#[allow(dead_code)]
+pub fn generate_with_heap(seed: u64) -> Generated {
+    generate_in(seed, true)
+}
+
+fn generate_in(seed: u64, heap: bool) -> Generated {
     let mut g = Gen {
         r: SplitMix64::new(seed ^ 0x5eed_c2b9),
         out: String::new(),
         funcs: Vec::new(),
         atoms: Vec::new(),
         has_globals: false,
+        heap,
     };
     g.out.push_str(
         "extern int __VERIFIER_nondet_int(void);\nextern unsigned int __VERIFIER_nondet_uint(void);\n\
          extern void __VERIFIER_assume(int);\nvoid reach_error(void);\n\
          struct S { int a; unsigned b; };\n",
     );
+    if heap {
+        g.out.push_str(
+            "extern void *malloc(unsigned long);\nstruct H { int a; int b; struct H *next; };\n",
+        );
+    }
     g.has_globals = g.r.chance(60);
     if g.has_globals {
         g.out.push_str("int g0;\nunsigned h0 = 3u;\n");
@@ -304,10 +372,20 @@ pub fn generate(seed: u64) -> Generated {
             (Vec::new(), Ret::Int)
         } else {
             let n = g.r.below(3);
-            let all = [Param::Int, Param::Unsigned, Param::IntPtr, Param::StructPtr];
+            let all: &[Param] = if heap {
+                &[
+                    Param::Int,
+                    Param::Unsigned,
+                    Param::IntPtr,
+                    Param::StructPtr,
+                    Param::HeapPtr,
+                ]
+            } else {
+                &[Param::Int, Param::Unsigned, Param::IntPtr, Param::StructPtr]
+            };
             let mut ps = Vec::new();
             for _ in 0..n {
-                let p = *g.r.pick(&all);
+                let p = *g.r.pick(all);
                 if !ps.contains(&p) {
                     ps.push(p);
                 }
@@ -317,6 +395,10 @@ pub fn generate(seed: u64) -> Generated {
         let mut sig = Vec::new();
         let mut ints: Vec<String> = INTS.iter().map(|s| s.to_string()).collect();
         ints.push("*p0".into());
+        if heap {
+            ints.push("m0->a".into());
+            ints.push("m0->next->a".into());
+        }
         let mut uns = vec!["u0".to_string()];
         g.atoms.clear();
         for p in &params {
@@ -337,6 +419,10 @@ pub fn generate(seed: u64) -> Generated {
                     sig.push("struct S *r".to_string());
                     ints.push("r->a".into());
                 }
+                Param::HeapPtr => {
+                    sig.push("struct H *h".to_string());
+                    ints.push("h->b".into());
+                }
             }
         }
         let rty = match ret {
@@ -356,6 +442,15 @@ pub fn generate(seed: u64) -> Generated {
         g.line(1, "struct S s0;");
         g.line(1, "int *p0 = &x0;");
         g.line(1, "s0.a = x1; s0.b = 0u;");
+        if heap {
+            // Two heap objects, m0->next always one of them; m1's fields start arbitrary.
+            g.line(1, "struct H *m0 = malloc(sizeof(struct H));");
+            g.line(1, "struct H *m1 = malloc(sizeof(struct H));");
+            g.line(
+                1,
+                "m0->a = x1; m0->b = 0; m0->next = m1; m1->a = 0; m1->next = m0;",
+            );
+        }
         if g.r.chance(50) {
             g.line(1, "__VERIFIER_assume(-100 <= x0 && x0 <= 100);");
         }
@@ -376,6 +471,10 @@ pub fn generate(seed: u64) -> Generated {
         if params.contains(&Param::StructPtr) {
             g.line(1, "r->a = r->a + 1;");
             g.record("r->a > 0".into());
+        }
+        if params.contains(&Param::HeapPtr) {
+            g.line(1, "h->b = h->next->a + 1;");
+            g.record("h->b > 0".into());
         }
         if is_main && recursive {
             g.line(1, "x1 = rec(x0 < 0 ? 0 : x0 % 4);");

@@ -866,6 +866,13 @@ impl Lowerer<'_> {
                 self.fb().cur = next;
                 return Ok(None);
             }
+            if memory::MEMORY_FNS.contains(&name.as_str())
+                && self.funcs.get(&name).is_none_or(|d| d.def.is_none())
+                && self.future_def(&name).is_none()
+                && let Some(v) = self.memory_call(&name, c, span)?
+            {
+                return Ok(want.then_some(v));
+            }
             if name.starts_with(NONDET_PREFIX) {
                 let Some(ty) = self.nondet_type(&name) else {
                     return self.unsupported(
@@ -881,66 +888,7 @@ impl Lowerer<'_> {
                 }
                 (Callee::Nondet(name), ty, "nondet".to_string())
             } else {
-                if !self.funcs.contains_key(&name) {
-                    self.warn(
-                        span,
-                        format!("call of undeclared function `{name}`: assumed `int {name}()`"),
-                    );
-                    self.funcs.insert(
-                        name.clone(),
-                        FuncDecl {
-                            ty: FuncType {
-                                ret: CType::INT,
-                                params: vec![],
-                                variadic: true,
-                            },
-                            def: None,
-                            called: false,
-                            implicit: true,
-                        },
-                    );
-                    self.func_order.push(name.clone());
-                }
-                let d = self.funcs.get_mut(&name).expect("declared");
-                d.called = true;
-                let ret = d.ty.ret.clone();
-                let def = d.def;
-                let (wanted, variadic) = (d.ty.params.len(), d.ty.variadic);
-                let given = c.arguments.len();
-                // A prototype fixes the number of arguments (C11 6.5.2.2:2); `int f()` and
-                // `...` take more.
-                if given < wanted || (given > wanted && !variadic) {
-                    let n = |k: usize| format!("{k} argument{}", if k == 1 { "" } else { "s" });
-                    return self.invalid(
-                        span,
-                        format!(
-                            "`{name}` takes {}{}, but {} given",
-                            if variadic { "at least " } else { "" },
-                            n(wanted),
-                            if given == 1 {
-                                "1 is".to_string()
-                            } else {
-                                format!("{given} are")
-                            }
-                        ),
-                    );
-                }
-                // a definition later in the file: its id is known once reached; use the order
-                // of definitions computed lazily
-                let callee = match def.or_else(|| self.future_def(&name)) {
-                    Some(id) => Callee::Defined(id),
-                    None => {
-                        // Allocators are modelled (a non-null result); others get a warning.
-                        if !ALLOC_FNS.contains(&name.as_str()) {
-                            self.warn(
-                                span,
-                                format!("call of external function `{name}` (no body)"),
-                            );
-                        }
-                        Callee::External(name.clone())
-                    }
-                };
-                (callee, ret, name)
+                self.direct_callee(name, c, span)?
             }
         } else {
             let f = self.expr(&c.callee)?;
@@ -960,6 +908,13 @@ impl Lowerer<'_> {
             let v = self.expr(a)?;
             args.push(v);
         }
+        // An allocator's result points to an object of the type its size names.
+        let ret_ty = match &callee {
+            Callee::External(n) if callee.is_allocator() => self
+                .allocated_type(n, &c.arguments)
+                .map_or(ret_ty, CType::ptr_to),
+            _ => ret_ty,
+        };
         let ret = if want && ret_ty != CType::Void {
             Some(self.new_temp(&format!("{tmp_prefix}#ret"), ret_ty, pos))
         } else {
@@ -981,6 +936,77 @@ impl Lowerer<'_> {
             self.emit(EdgeKind::Assume(cond), pos);
         }
         Ok(ret.map(|r| self.var_expr(r)))
+    }
+
+    /// The callee of a call of the function `name` (declared, or implicitly `int name()`
+    /// with a warning): its result type and the prefix of its result temporary; the number
+    /// of arguments checked against a prototype.
+    fn direct_callee(
+        &mut self,
+        name: String,
+        c: &CallExpression,
+        span: &Span,
+    ) -> R<(Callee, CType, String)> {
+        if !self.funcs.contains_key(&name) {
+            self.warn(
+                span,
+                format!("call of undeclared function `{name}`: assumed `int {name}()`"),
+            );
+            self.funcs.insert(
+                name.clone(),
+                FuncDecl {
+                    ty: FuncType {
+                        ret: CType::INT,
+                        params: vec![],
+                        variadic: true,
+                    },
+                    def: None,
+                    called: false,
+                    implicit: true,
+                },
+            );
+            self.func_order.push(name.clone());
+        }
+        let d = self.funcs.get_mut(&name).expect("declared");
+        d.called = true;
+        let ret = d.ty.ret.clone();
+        let def = d.def;
+        let (wanted, variadic) = (d.ty.params.len(), d.ty.variadic);
+        let given = c.arguments.len();
+        // A prototype fixes the number of arguments (C11 6.5.2.2:2); `int f()` and
+        // `...` take more.
+        if given < wanted || (given > wanted && !variadic) {
+            let n = |k: usize| format!("{k} argument{}", if k == 1 { "" } else { "s" });
+            return self.invalid(
+                span,
+                format!(
+                    "`{name}` takes {}{}, but {} given",
+                    if variadic { "at least " } else { "" },
+                    n(wanted),
+                    if given == 1 {
+                        "1 is".to_string()
+                    } else {
+                        format!("{given} are")
+                    }
+                ),
+            );
+        }
+        // a definition later in the file: its id is known once reached; use the order
+        // of definitions computed lazily
+        let callee = match def.or_else(|| self.future_def(&name)) {
+            Some(id) => Callee::Defined(id),
+            None => {
+                // Allocators are modelled (a non-null result); others get a warning.
+                if !ALLOC_FNS.contains(&name.as_str()) {
+                    self.warn(
+                        span,
+                        format!("call of external function `{name}` (no body)"),
+                    );
+                }
+                Callee::External(name.clone())
+            }
+        };
+        Ok((callee, ret, name))
     }
 
     /// The id a function defined later in the file will get.

@@ -41,7 +41,9 @@
 //! the functions of [`LowerOptions::error_fns`] are `error` edges into a sink (whatever body the
 //! file gives them; the bodies are still lowered as functions), as is reaching a label of
 //! [`LowerOptions::error_labels`]. Other functions without a body are [`Callee::External`] and
-//! listed in [`Program::externals`], with a warning at each call.
+//! listed in [`Program::externals`], with a warning at each call. Allocators and the memory
+//! functions are the exceptions of the `memory` module: `malloc(sizeof(T))`'s result is typed
+//! `T *`, and `memset`/`memcpy`/`memmove` of a whole object are assignments.
 //!
 //! # Approximations (each one also produces a [`crate::ir::Warning`] unless noted)
 //! - Floating-point constants become a havocked temporary of their type; floating-point
@@ -86,6 +88,7 @@ mod cfg;
 mod decls;
 mod expr;
 mod init;
+mod memory;
 mod stmt;
 mod value;
 

@@ -755,27 +755,25 @@ impl<'p> Encoder<'p> {
                 Num::I(y.eq(Int::from_i64(0)).ite(&int_of(&z), &res))
             }
             BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
-                // Cheap precise cases with a constant operand.
+                // With a constant operand: exact, by the runs of one bits of the constant.
                 let (v, c) = match (xc, yc) {
-                    (_, Some(c)) => (Some(x.clone()), Some(c)),
-                    (Some(c), None) => (Some(y.clone()), Some(c)),
-                    _ => (None, None),
-                };
-                if let (Some(v), Some(c)) = (v, c) {
-                    let all_ones = if r.signed { -1 } else { (1i128 << r.width) - 1 };
-                    match op {
-                        BinOp::BitAnd if c == 0 => return Num::I(Int::from_i64(0)),
-                        BinOp::BitAnd if c == all_ones => return Num::I(v),
-                        BinOp::BitAnd if c > 0 && (c & (c + 1)) == 0 => {
-                            return Num::I(v.modulo(Int::from_i128(c + 1)));
-                        }
-                        BinOp::BitOr | BinOp::BitXor if c == 0 => return Num::I(v),
-                        _ => {}
+                    (_, Some(c)) => (x.clone(), c),
+                    (Some(c), None) => (y.clone(), c),
+                    _ => {
+                        let xn = Num::I(x);
+                        let yn = Num::I(y);
+                        return self.opaque_op(op.symbol(), &[(&xn, r), (&yn, r)], ty);
                     }
-                }
-                let xn = Num::I(x);
-                let yn = Num::I(y);
-                self.opaque_op(op.symbol(), &[(&xn, r), (&yn, r)], ty)
+                };
+                let and = and_const(&v, c, r);
+                let c = Int::from_i128(c);
+                Num::I(match op {
+                    BinOp::BitAnd => and,
+                    // a | c == a + c - (a & c), a ^ c == a + c - 2 (a & c): identities of
+                    // two's complement integers, so of every value of the type.
+                    BinOp::BitOr => &v + &c - and,
+                    _ => &v + &c - and * Int::from_i64(2),
+                })
             }
             _ => unreachable!("handled by the caller"),
         }
@@ -863,6 +861,54 @@ impl<'p> Encoder<'p> {
             }
             _ => unreachable!("mixed integer and bit-vector values"),
         }
+    }
+}
+
+/// `v & c` for a constant `c` of an integer type (Int mode), exactly: the sum, over each run
+/// `[lo, lo + len)` of one bits of `c` (in the type's width), of `((v div 2^lo) mod 2^len) *
+/// 2^lo`; `div` and `mod` by powers of two read the two's complement bits of any integer, a
+/// negative one included. A short run not at bit 0 is split into single bits, `(v div 2^i)
+/// mod 2`, which every mask sharing the bit shares: Z3 then relates `v & 4` and `v & 6`
+/// linearly, where two different runs would leave it a hard integer division problem. For a
+/// signed type with the sign bit of `c` set, the sum (the unsigned value of the bits) is read
+/// back as signed.
+fn and_const(v: &Int, c: i128, r: Repr) -> Int {
+    /// Runs up to this long, not at bit 0, are split into bits.
+    const SPLIT: u32 = 8;
+    let bits = c.rem_euclid(1i128 << r.width);
+    let mut terms: Vec<Int> = Vec::new();
+    let field = |lo: u32, len: u32| {
+        let shifted = if lo == 0 { v.clone() } else { v.div(pow2(lo)) };
+        let f = shifted.modulo(pow2(len));
+        if lo == 0 { f } else { f * pow2(lo) }
+    };
+    let mut lo = 0;
+    while lo < r.width {
+        if bits >> lo & 1 == 0 {
+            lo += 1;
+            continue;
+        }
+        let mut hi = lo;
+        while hi < r.width && bits >> hi & 1 == 1 {
+            hi += 1;
+        }
+        if lo > 0 && hi - lo <= SPLIT {
+            terms.extend((lo..hi).map(|i| field(i, 1)));
+        } else {
+            terms.push(field(lo, hi - lo));
+        }
+        lo = hi;
+    }
+    let sum = match terms.len() {
+        0 => return Int::from_i64(0),
+        1 => terms.pop().expect("one term"),
+        _ => Int::add(&terms),
+    };
+    if r.signed && bits >> (r.width - 1) & 1 == 1 {
+        let top = pow2(r.width - 1);
+        sum.ge(&top).ite(&(&sum - pow2(r.width)), &sum)
+    } else {
+        sum
     }
 }
 

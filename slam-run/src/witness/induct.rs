@@ -89,7 +89,7 @@ pub(super) struct Induct<'p> {
     /// The return value of each function (a fresh variable standing for it).
     ret: HashMap<FuncId, VarId>,
     /// Per function (by index): the globals it may modify, transitively (c2bp's mod sets).
-    mods: Vec<std::collections::BTreeSet<cir::pointsto::Loc>>,
+    mods: Vec<c2bp::signature::ModSet>,
     fresh: usize,
 }
 
@@ -489,7 +489,7 @@ impl<'p> Induct<'p> {
         }
         let goal = self.read(pre, &at_entry)?;
         for &gv in &self.scalar_vars(&prog.globals) {
-            if self.mods[h.0 as usize].contains(&cir::pointsto::Loc::Var(gv)) {
+            if self.mods[h.0 as usize].touches(&cir::pointsto::Loc::Var(gv)) {
                 let n = self.fresh_of(gv);
                 v.insert(gv, n);
             }

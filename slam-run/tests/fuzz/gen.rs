@@ -11,7 +11,9 @@
 //! caller's locals (or globals) and returning `unsigned char` or `_Bool`, globals, `if`/`else`
 //! on comparisons (`int` arithmetic after promotion: `t + 1 == 256` holds only for
 //! `t == 255`), `+`/`-` wrapping modulo 256 when stored back, `_Bool` conversions, and one to
-//! three `reach_error()` calls under conditions.
+//! three `reach_error()` calls under conditions; sometimes two `calloc`ed `struct R` in `main`
+//! linked by their `next` fields, whose `unsigned char` fields (`r0->a`, `r0->next->b`) are
+//! read, written and passed by address like locals (`calloc`: zero contents, no draws).
 //!
 //! Invariants the ground truth of the fuzz test relies on:
 //! - every local is declared at the top of its function *with an initialiser* (the explorer
@@ -108,6 +110,8 @@ impl Gen {
             "extern unsigned char __VERIFIER_nondet_uchar(void);\n\
              extern _Bool __VERIFIER_nondet_bool(void);\n\
              extern void __VERIFIER_assume(int);\n\
+             extern void *calloc(unsigned long, unsigned long);\n\
+             struct R { unsigned char a; unsigned char b; struct R *next; };\n\
              void reach_error(void) {}\n",
         );
         self.errors_left = self.rng.range(0, 2);
@@ -262,6 +266,20 @@ impl Gen {
             let init = self.rng.below(2);
             self.decls.push(format!("_Bool d0 = {init};"));
             sc.bools.push("d0".into());
+        }
+        if self.rng.chance(40) {
+            // Heap structures: r0->next is r1 or r0 itself (then r0->next->b is r0->b).
+            self.decls
+                .push("struct R *r0 = calloc(1, sizeof(struct R));".into());
+            self.decls
+                .push("struct R *r1 = calloc(1, sizeof(struct R));".into());
+            let next = if self.rng.chance(50) { "r1" } else { "r0" };
+            body.push_str(&format!("  r0->next = {next};\n  r1->next = r0;\n"));
+            for f in ["r0->a", "r0->next->b", "r1->a"] {
+                sc.uread.push(f.into());
+                sc.uwrite.push(f.into());
+            }
+            sc.addressable.push("r0->b".into());
         }
         if self.rng.chance(50) {
             let target = self.rng.pick(&sc.addressable).clone();

@@ -18,5 +18,11 @@ int main(void) {
   a[i] = 0;
   u = x;
   if (x < y) g = f(x);
+  char *cp = (char *)&z;
+  *cp = 5;
+  struct node n2;
+  int *ip = &n1.val;
+  if (y) ip = &n2.val;
+  n1 = n2;
   return 0;
 }

@@ -15,15 +15,25 @@
 //!   ([`Value`]). A pointer is null, a function, or an object plus a path of field/element
 //!   indices ([`Ptr`]). When a function returns, its objects die; using a pointer to them is
 //!   undefined behaviour.
+//! - **Allocation** (`malloc` & co.) makes a fresh object. One whose type the lowering knows
+//!   (`malloc(sizeof(T))`) starts with arbitrary contents drawn from the oracle ([`heap`]:
+//!   a pointer among them is null or points to an object of its own), `calloc`'s with zeros;
+//!   one of unknown type is typed by its first access, zero-filled (one of its possible
+//!   contents).
+//! - **Addresses**: a pointer converted to an integer is a number the interpreter gives each
+//!   place on first use (non-zero, distinct per place, the same every time); such a number
+//!   converted back is the same pointer.
 //! - **Nondeterminism** (uninitialised locals, `__VERIFIER_nondet_*`, results of functions
-//!   without a body, havocked lvalues, the choice among enabled edges) is resolved by an
-//!   [`Oracle`]. Uninitialised pointers are null (one of their possible values); functions
+//!   without a body, havocked lvalues, allocated contents, the choice among enabled edges) is
+//!   resolved by an [`Oracle`]. Uninitialised pointers of locals are null (one of their
+//!   possible values); a pointer a nondet intrinsic or a function without a body returns is
+//!   null or points to an object of its own with arbitrary contents ([`heap`]); functions
 //!   without a body other than allocators modify nothing (one of their possible behaviours).
 //! - **Undefined behaviour** (signed overflow, division by zero, null or dead dereference, an
 //!   index out of bounds, an out-of-range shift) ends the run with [`Fault::Undefined`]: the
 //!   abstraction need not cover it. Constructs the interpreter does not model (floating point,
-//!   unions, string objects, pointer/integer casts, pointer arithmetic outside an array) end it
-//!   with [`Fault::Unsupported`]. Either way the run is a prefix that *was* executed soundly.
+//!   unions, string objects, integers converted to pointers that no pointer gave, pointer
+//!   arithmetic outside an array) end it with [`Fault::Unsupported`]. Either way the run is a prefix that *was* executed soundly.
 //!
 //! The interpreter is a small-step machine ([`Interp::step`]; [`Interp::take`] follows a given
 //! edge instead, to replay a path): before each step a caller may evaluate expressions
@@ -31,6 +41,10 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+
+pub mod heap;
+
+pub use heap::{Contents, HeapStep, draw_contents};
 
 use crate::ir::{
     BinOp, Callee, EdgeId, EdgeKind, Expr, ExprKind, FuncId, NodeId, Program, UnOp, VarId,
@@ -93,7 +107,7 @@ pub enum Event {
 }
 
 /// A pointer value.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Ptr {
     /// The null pointer.
     Null,
@@ -159,7 +173,12 @@ pub struct Interp<'p> {
     objects: RefCell<Vec<Object>>,
     globals: HashMap<VarId, u32>,
     frames: Vec<Frame>,
+    /// The integer of each place converted to an integer, and back.
+    addresses: RefCell<(HashMap<Ptr, i128>, HashMap<i128, Ptr>)>,
 }
+
+/// The integer of the first place converted to an integer; the next ones are 16 apart.
+const FIRST_ADDRESS: i128 = 0x1000;
 
 impl<'p> Interp<'p> {
     /// The initial state: global storage zero-initialised then given its initialisers
@@ -171,6 +190,7 @@ impl<'p> Interp<'p> {
             objects: RefCell::new(Vec::new()),
             globals: HashMap::new(),
             frames: Vec::new(),
+            addresses: RefCell::new((HashMap::new(), HashMap::new())),
         };
         for &g in &prog.globals {
             let v = it.fresh(&prog.var(g).ty, None)?;
@@ -343,24 +363,25 @@ impl<'p> Interp<'p> {
                     self.enter(f, conv, Some((*ret, edge.to)), oracle)?;
                     return Ok(Event::Call(id, f));
                 }
-                // An allocator: a fresh, untyped object.
-                if let Some(r) = ret
-                    && callee.is_allocator()
-                    && matches!(prog.var(*r).ty, CType::Pointer(_))
-                {
-                    let obj = self.alloc_object(Value::Opaque, true);
-                    let place = self.place_of_var(*r)?;
-                    let p = Value::Ptr(Ptr::Obj {
-                        obj,
-                        path: Vec::new(),
-                    });
-                    self.write(&place, p)?;
-                    self.top_mut().node = edge.to;
-                    return Ok(Event::Edge(id));
-                }
-                // No body: an arbitrary result, nothing else modified.
                 if let Some(r) = ret {
-                    let v = self.fresh(&prog.var(*r).ty, Some(oracle))?;
+                    let ty = prog.var(*r).ty.clone();
+                    let v = match (&ty, callee) {
+                        // An allocator: a fresh object.
+                        (CType::Pointer(t), c) if c.is_allocator() => {
+                            let zero = matches!(c, Callee::External(n) if n == "calloc");
+                            self.allocate(t, zero, oracle)?
+                        }
+                        // The environment's pointer: null or an object of its own.
+                        (CType::Pointer(_), _) => {
+                            let c =
+                                draw_contents(prog, &ty, 0, &mut Vec::new(), &mut |_, lo, hi| {
+                                    oracle.value(lo, hi).clamp(lo, hi)
+                                })?;
+                            self.materialise(c)
+                        }
+                        // No body: an arbitrary result, nothing else modified.
+                        _ => self.fresh(&ty, Some(oracle))?,
+                    };
                     let place = self.place_of_var(*r)?;
                     self.write(&place, v)?;
                 }
@@ -376,6 +397,78 @@ impl<'p> Interp<'p> {
 
     fn alloc(&mut self, value: Value) -> u32 {
         self.alloc_object(value, false)
+    }
+
+    /// A fresh object of type `t` (`void`: typed by its first access) with arbitrary contents
+    /// drawn from the oracle (zero when `zero`), and the pointer to it.
+    fn allocate(&mut self, t: &CType, zero: bool, oracle: &mut dyn Oracle) -> Result<Value, Fault> {
+        let value = match t {
+            CType::Void | CType::Func(_) => Value::Opaque,
+            t if zero => self.fresh(t, None)?,
+            t => {
+                let c = draw_contents(self.prog, t, 1, &mut Vec::new(), &mut |_, lo, hi| {
+                    oracle.value(lo, hi).clamp(lo, hi)
+                })?;
+                self.value_of_contents(c)
+            }
+        };
+        let obj = self.alloc_object(value, true);
+        Ok(Value::Ptr(Ptr::Obj {
+            obj,
+            path: Vec::new(),
+        }))
+    }
+
+    /// The value of drawn contents, with an object for each non-null pointer.
+    fn value_of_contents(&mut self, c: Contents) -> Value {
+        match c {
+            Contents::Int(v) => Value::Int(v),
+            Contents::Null => Value::Ptr(Ptr::Null),
+            c @ Contents::Object(_) => self.materialise(c),
+            Contents::Struct(fs) => {
+                Value::Struct(fs.into_iter().map(|f| self.value_of_contents(f)).collect())
+            }
+            Contents::Array(es) => {
+                Value::Array(es.into_iter().map(|e| self.value_of_contents(e)).collect())
+            }
+            Contents::Opaque => Value::Opaque,
+        }
+    }
+
+    /// A pointer's drawn contents as a value: null, or a pointer to a new object.
+    fn materialise(&mut self, c: Contents) -> Value {
+        match c {
+            Contents::Object(inner) => {
+                let value = match inner {
+                    Some(c) => self.value_of_contents(*c),
+                    None => Value::Opaque,
+                };
+                let obj = self.alloc_object(value, true);
+                Value::Ptr(Ptr::Obj {
+                    obj,
+                    path: Vec::new(),
+                })
+            }
+            Contents::Null => Value::Ptr(Ptr::Null),
+            other => self.value_of_contents(other),
+        }
+    }
+
+    /// The integer of a place (module doc: addresses).
+    fn address(&self, p: &Ptr) -> i128 {
+        let mut a = self.addresses.borrow_mut();
+        if let Some(&n) = a.0.get(p) {
+            return n;
+        }
+        let n = FIRST_ADDRESS + 16 * a.0.len() as i128;
+        a.0.insert(p.clone(), n);
+        a.1.insert(n, p.clone());
+        n
+    }
+
+    /// The pointer an integer converted back stands for (`None`: no place has it).
+    fn pointer_of(&self, n: i128) -> Option<Ptr> {
+        self.addresses.borrow().1.get(&n).cloned()
     }
 
     fn alloc_object(&mut self, value: Value, heap: bool) -> u32 {
@@ -724,9 +817,12 @@ impl<'p> Interp<'p> {
         match (to, v) {
             (CType::Int(k), Value::Int(x)) => Ok(Value::Int(self.wrap(x, *k))),
             (CType::Int(_), Value::Ptr(Ptr::Null)) => Ok(Value::Int(0)),
-            (CType::Int(_), Value::Ptr(_)) => unsupported("a pointer converted to an integer"),
+            (CType::Int(k), Value::Ptr(p)) => Ok(Value::Int(self.wrap(self.address(&p), *k))),
             (CType::Pointer(_), Value::Int(0)) => Ok(Value::Ptr(Ptr::Null)),
-            (CType::Pointer(_), Value::Int(_)) => unsupported("an integer converted to a pointer"),
+            (CType::Pointer(_), Value::Int(n)) => match self.pointer_of(n) {
+                Some(p) => Ok(Value::Ptr(p)),
+                None => unsupported("an integer converted to a pointer"),
+            },
             (CType::Pointer(_), v @ Value::Ptr(_)) => Ok(v),
             (CType::Void | CType::Float(_), _) => Ok(Value::Opaque),
             (_, Value::Opaque) => Ok(Value::Opaque),
@@ -930,6 +1026,10 @@ impl<'p> Interp<'p> {
         let norm = |v: Value| match v {
             Value::Int(0) => Ok(Ptr::Null),
             Value::Ptr(p) => Ok(p),
+            Value::Int(n) => match self.pointer_of(n) {
+                Some(p) => Ok(p),
+                None => unsupported("a comparison of a pointer with a non-pointer"),
+            },
             _ => unsupported("a comparison of a pointer with a non-pointer"),
         };
         let (p, q) = (norm(x)?, norm(y)?);
@@ -1114,6 +1214,34 @@ mod tests {
              return 0; }}"
         ));
         assert!(matches!(run(&p, vec![]), Ok(End::Error(_))));
+    }
+
+    #[test]
+    fn allocated_contents_are_drawn_from_the_oracle() {
+        let p = load(&format!(
+            "{HEAD}#include <stdlib.h>\nstruct T {{ int v; }};\n\
+             struct S {{ int a; struct T *t; unsigned long f; }};\n\
+             int main(void) {{ struct S *p = malloc(sizeof(struct S));\n\
+             struct S *z = calloc(1, sizeof(struct S));\n\
+             if (p->a == 5 && p->t != 0 && p->t->v == 7 && (unsigned long)p->t != 0\n\
+             && (unsigned long)p->t == (unsigned long)p->t && z->a == 0 && z->t == 0)\n\
+             reach_error(); return 0; }}"
+        ));
+        // In order: p->a, whether p->t points to an object, its v, p->f; calloc draws none.
+        assert!(matches!(run(&p, vec![5, 1, 7, 0, 9, 9]), Ok(End::Error(_))));
+        // p->t null: no draw for its object.
+        assert_eq!(run(&p, vec![5, 0, 7, 0]), Ok(End::Exit));
+    }
+
+    #[test]
+    fn the_environment_s_pointers_are_null_or_objects_of_their_own() {
+        let p = load(&format!(
+            "{HEAD}extern void *__VERIFIER_nondet_pointer(void);\n\
+             int main(void) {{ int *q = __VERIFIER_nondet_pointer();\n\
+             if (q != 0) {{ *q = 3; if (*q == 3) reach_error(); }} return 0; }}"
+        ));
+        assert!(matches!(run(&p, vec![1]), Ok(End::Error(_))));
+        assert_eq!(run(&p, vec![0]), Ok(End::Exit));
     }
 
     #[test]
