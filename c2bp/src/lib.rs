@@ -545,13 +545,14 @@ fn parse_text(
         C2bpError::Internal(msg)
     })?;
     // The text is written in the printer's canonical form, so the parsed program's positions
-    // are those of the text itself and callers (slam-run) need not parse it again. Should the
-    // two ever differ, the printed text is parsed once more (a debug build stops instead).
+    // are those of the text itself and callers (slam-run) need not parse it again. Where the
+    // two differ — a chain of cubes long enough to be grouped for the parser's nesting bound
+    // (`cubes::chain_text`), which the printer writes flatter — the printed text is parsed
+    // once more.
     let printed = bp_grammar::print(&parsed);
     if printed == text {
         Ok((text, parsed))
     } else {
-        debug_assert_eq!(printed, text, "c2bp's text is not in canonical form");
         tracing::debug!("c2bp's text is not in canonical form; parsing the printed text");
         let again = bp_grammar::parse_and_check(&printed, &bp_grammar::ParseOptions::default())
             .map_err(|ds| {

@@ -642,8 +642,9 @@ fn limits_and_bad_input() {
     assert_eq!(rs[0]["status"], "timeout", "{}", rs[0]);
     assert_eq!(rs[0]["end"]["limit"], "cpu");
     // The kernel's CPU clock of the limit and the rusage wait4 reports are sampled
-    // differently: SIGXCPU may come at a reported 0.9 s.
-    assert!(rs[0]["end"]["cpu_seconds"].as_f64().unwrap() > 0.8);
+    // differently (more so on a loaded virtual machine): SIGXCPU may come at a reported
+    // 0.7 s.
+    assert!(rs[0]["end"]["cpu_seconds"].as_f64().unwrap() > 0.5);
     // Missing task set, unknown preset, the paper's symbolic-prover columns, bad limits, an
     // unknown configuration for the scatter plot: one line, exit code 2, before any run.
     let (s, dd) = (r(&standin()), r(&d));
