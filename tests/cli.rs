@@ -10,13 +10,14 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const TOOLS: [(&str, &str); 6] = [
+const TOOLS: [(&str, &str); 7] = [
     ("bebop", "bebop"),
     ("bebop", "bp-fmt"),
     ("c2bp", "c2bp"),
     ("newton", "newton"),
     ("constrain", "constrain"),
     ("cir", "cir-dump"),
+    ("slam-bench", "slam-bench"),
 ];
 
 fn run(exe: &Path, args: &[&str]) -> (Option<i32>, String, String) {

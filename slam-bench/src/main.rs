@@ -1,9 +1,10 @@
 //! The `slam-bench` command: `run` a benchmark, `merge` the results of shards, `report` again from
 //! a results directory, `table` (one run per task, a row per task). Results go to files and the
-//! summary to stdout; progress and errors to stderr. Exit codes: 0 done; 2 a usage error (a bad
-//! flag value such as `--cpu-limit 0`, an unknown preset, dimension or `--scatter`
-//! configuration) or an input error (a missing task set, a malformed list or result file, a
-//! results directory that belongs to another benchmark); 6 internal error.
+//! summary to stdout; progress and errors to stderr. Exit codes follow the toolkit's one table
+//! (`cli_common::exit`): 0 done; 1 a usage error (a bad flag or flag value such as
+//! `--cpu-limit 0`, an unknown preset, dimension or `--scatter` configuration); 2 an input
+//! error (a missing task set, a malformed list or result file, a results directory that
+//! belongs to another benchmark); 6 internal error.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -158,7 +159,10 @@ struct RunArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = cli_common::args::parse(&[(
+        cli_common::exit::SAFE,
+        "the benchmark ran (whatever its verdicts)",
+    )]);
     let r = match cli.cmd {
         Cmd::Run(a) => run(*a),
         Cmd::Merge {
@@ -173,13 +177,12 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("slam-bench: {e:#}");
-            // Usage and input errors alike: the exit code clap gives a bad command line.
-            let code = if e.downcast_ref::<slam_bench::BenchError>().is_some() {
-                2
-            } else {
-                6
+            let code = match e.downcast_ref::<slam_bench::BenchError>() {
+                Some(slam_bench::BenchError::Usage(_)) => cli_common::exit::USAGE,
+                Some(_) => cli_common::exit::INPUT_ERROR,
+                None => cli_common::exit::INTERNAL,
             };
-            ExitCode::from(code)
+            cli_common::exit::code(code)
         }
     }
 }

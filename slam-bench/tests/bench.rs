@@ -645,8 +645,9 @@ fn limits_and_bad_input() {
     // differently (more so on a loaded virtual machine): SIGXCPU may come at a reported
     // 0.7 s.
     assert!(rs[0]["end"]["cpu_seconds"].as_f64().unwrap() > 0.5);
-    // Missing task set, unknown preset, the paper's symbolic-prover columns, bad limits, an
-    // unknown configuration for the scatter plot: one line, exit code 2, before any run.
+    // Missing task set (an input error, exit code 2); unknown preset, the paper's
+    // symbolic-prover columns, bad limits, an unknown configuration for the scatter plot
+    // (usage errors, 1): one line, before any run.
     let (s, dd) = (r(&standin()), r(&d));
     let fresh = r(&root.join("never"));
     for args in [
@@ -685,7 +686,12 @@ fn limits_and_bad_input() {
         vec!["report", &o, "--scatter", "lazy,eager"],
     ] {
         let res = bench(&args);
-        assert_eq!(res.status.code(), Some(2), "{args:?}");
+        let code = if args.contains(&"/nonexistent/tasks") {
+            cli_common::exit::INPUT_ERROR
+        } else {
+            cli_common::exit::USAGE
+        };
+        assert_eq!(res.status.code(), Some(code), "{args:?}");
         let err = String::from_utf8_lossy(&res.stderr);
         let first = err.lines().next().unwrap_or("");
         assert!(
@@ -825,7 +831,7 @@ fn strategy_dimensions_in_one_schema() {
         vec!["--bitvector", "maybe"],
     ] {
         let res = run(&root.join("never"), &bad);
-        assert_eq!(res.status.code(), Some(2), "{bad:?}");
+        assert_eq!(res.status.code(), Some(cli_common::exit::USAGE), "{bad:?}");
         let err = String::from_utf8_lossy(&res.stderr);
         assert!(
             err.starts_with("slam-bench: ") && err.lines().count() == 1,
