@@ -119,7 +119,8 @@ struct Args {
     /// edges, loops kept as loops) solved as Horn clauses by Z3's Spacer, on every trace; an
     /// error path through it is replayed concretely (FALSE only then). auto: newton first, and
     /// the path program when the trace passes a loop head twice, when the predicates diverge,
-    /// or before constrain at NDF. (Not under --bitvector: there auto and horn refine as wp,
+    /// or before constrain at NDF. (The Horn clauses are in integer semantics: in bit-precise
+    /// mode — --precision bv, or after --precision auto switched — auto and horn refine as wp,
     /// without ending at divergence.)
     #[arg(long, value_name = "MODE", default_value = "auto")]
     refine: newton::RefineMode,
@@ -298,12 +299,22 @@ fn run(args: Args, out: &mut cli_common::output::Stdout) -> Result<i32, Failure>
     if let Some(p) = &args.witness {
         write_witness(p, &wrx, deadline, &result.verdict)?;
     }
-    if let Some(p) = &args.stats_json {
-        std::fs::write(p, result.stats_json(&file))
+    write_stats(args.stats_json.as_deref(), &result, &file)?;
+    Ok(result.verdict.exit_code())
+}
+
+/// Writes `--stats-json` (when asked for) of `result`.
+fn write_stats(
+    path: Option<&Path>,
+    result: &slam_run::RunResult,
+    file: &str,
+) -> Result<(), Failure> {
+    if let Some(p) = path {
+        std::fs::write(p, result.stats_json(file))
             .with_context(|| p.display().to_string())
             .map_err(input)?;
     }
-    Ok(result.verdict.exit_code())
+    Ok(())
 }
 
 /// The error conventions and semantics: the task's error functions, `--error-fn` and the
@@ -555,11 +566,7 @@ fn stop_at_limit(
     let _ = writeln!(out, "{}", result.verdict.line());
     let _ = writeln!(out, "{}", result.summary());
     let _ = out.flush();
-    if let Some(p) = &args.stats_json {
-        std::fs::write(p, result.stats_json(file))
-            .with_context(|| p.display().to_string())
-            .map_err(input)?;
-    }
+    write_stats(args.stats_json.as_deref(), &result, file)?;
     leave(exit::UNKNOWN);
 }
 
