@@ -571,6 +571,11 @@ impl<'r> Cegar<'r> {
         r: Box<newton::Refutation>,
         it: &mut Iteration,
     ) -> Result<ControlFlow<Verdict, Box<newton::Refutation>>, RunError> {
+        if self.newton_opts.sem.bitvector {
+            // The clauses are in integer semantics: `with_horn` would return `r` unchanged,
+            // and nothing was forced that `commands.txt` should re-run.
+            return Ok(ControlFlow::Continue(r));
+        }
         self.report(abs.index, Phase::Newton, it);
         let t = Stopwatch::start();
         let res = newton::with_horn(
