@@ -874,6 +874,22 @@ pub fn inconsistent_cubes_since(
     (cubes, capped)
 }
 
+/// The valuations of the atoms of `vs` that some state has (bit `k`: atom `k`), by model
+/// enumeration ([`Search::project`]); `None` over [`MAX_PROJECTION_ATOMS`] atoms, beyond
+/// `budget` valuations or on `unknown`.
+pub(crate) fn consistent_valuations(
+    cx: &mut SolverCx<'_>,
+    vs: &VarSet,
+    budget: u64,
+) -> Option<Vec<u64>> {
+    let n = vs.vars.len();
+    if n > MAX_PROJECTION_ATOMS {
+        return None;
+    }
+    let atoms: Vec<Expr> = vs.vars.iter().map(|v| v.expr.clone()).collect();
+    cx.session(&atoms, |s| Search::project(s, n, None, budget))
+}
+
 /// [`Enumerator::inconsistent_cubes`] by search stops after this many times `max_queries`
 /// queries (one search covers a whole procedure, where a cube search covers one φ): at a large
 /// `--enforce-len` over many related predicates an unbounded search does not end in

@@ -29,7 +29,10 @@ use cir::ir::Expr;
 use cir::pred::normalize;
 use cir::smt::SolverCx;
 
-use crate::cubes::{Cube, Enumerator, INCONSISTENT_QUERY_FACTOR, VarSet, chain_text, locations};
+use crate::cubes::{
+    Cube, Enumerator, INCONSISTENT_QUERY_FACTOR, VarSet, chain_text, consistent_valuations,
+    locations,
+};
 
 /// One statement's exact relation, as far as the search went.
 pub(crate) struct Relation {
@@ -61,27 +64,120 @@ fn vocabulary(en: &Enumerator<'_>, vs: &VarSet, news: &[(String, Expr)]) -> (Var
     (atoms, rel.len())
 }
 
-/// The minimal inconsistent cubes over `atoms` (at most `max_cubes`), and whether they are all
-/// of them: the search neither stopped at a bound nor met an `unknown` answer.
+/// Inconsistent cubes over `atoms` whose negations make the relation (at most `max_cubes`), and
+/// whether they are all of it: no bound stopped the search and no answer was `unknown`.
+///
+/// Over few atoms, from the consistent valuations (model enumeration, one query each, at most
+/// [`COVER_VALUATIONS`] and `--max-queries` of them): a cover of the other valuations by cubes, each shrunk to a
+/// minimal one ([`cover`]) — the same Boolean function as all minimal inconsistent cubes,
+/// usually in far fewer (SATABS likewise enumerates the models and minimises the result).
+/// Otherwise the breadth-first search for minimal inconsistent cubes by length with a new value
+/// (atoms from `pre` on), which leaves the relation incomplete.
 fn clauses(
     en: &Enumerator<'_>,
     cx: &mut SolverCx<'_>,
     atoms: &VarSet,
+    pre: usize,
     max_cubes: usize,
 ) -> (Vec<Cube>, bool) {
-    // `--max-queries` bounds this search as it bounds one cube search (the enumerator's
-    // inconsistent-cube searches take a multiple of it, being one per procedure).
+    let n = atoms.vars.len();
+    if n <= COVER_ATOMS
+        && let Some(vals) = consistent_valuations(cx, atoms, en.max_queries.min(COVER_VALUATIONS))
+    {
+        let (cubes, complete) = cover(n, &vals, max_cubes);
+        tracing::debug!(
+            atoms = n,
+            valuations = vals.len(),
+            clauses = cubes.len(),
+            complete,
+            "exact relation"
+        );
+        return (cubes, complete);
+    }
+    // A hundredth of `--max-queries` (the enumerator's inconsistent-cube searches take a
+    // multiple of its `max_queries`): the answer is incomplete anyway, and over many related
+    // predicates each query is slow (15 ms at 22 atoms on Fig. 1's chain of four).
     let en = Enumerator {
         pts: en.pts,
         prog: en.prog,
         max_len: None,
-        max_queries: (en.max_queries / INCONSISTENT_QUERY_FACTOR).max(1),
+        max_queries: (en.max_queries / (20 * INCONSISTENT_QUERY_FACTOR)).max(1),
     };
-    let unknowns = cx.unknowns();
-    let n = atoms.vars.len();
-    let (cubes, capped) = en.inconsistent_cubes_at_most(cx, atoms, None, n, &[], max_cubes);
-    let complete = !capped && cx.unknowns() == unknowns;
-    tracing::debug!(atoms = n, clauses = cubes.len(), complete, "exact relation");
+    // Here the clauses that relate a new value come first: those over the state before alone
+    // (inconsistent states) only sharpen what is already excluded elsewhere.
+    let news: BTreeSet<usize> = (pre..n).collect();
+    let (cubes, capped) = en.inconsistent_cubes_at_most(cx, atoms, Some(&news), n, &[], max_cubes);
+    tracing::debug!(
+        atoms = n,
+        clauses = cubes.len(),
+        capped,
+        "exact relation by search"
+    );
+    (cubes, false)
+}
+
+/// Most consistent valuations for [`cover`]: one query each (under blocking clauses that
+/// accumulate), and the cover takes time in their number times its cubes.
+const COVER_VALUATIONS: u64 = 1024;
+
+/// Most atoms for [`cover`] (its cubes are `u64` masks, and the model enumeration is
+/// bounded by the query limit anyway).
+const COVER_ATOMS: usize = 24;
+
+/// Cubes over `n` atoms that together hold exactly of the valuations not in `vals`, each
+/// minimal (no literal can be dropped without meeting a valuation of `vals`), none contained
+/// in another; in the canonical order (by length, then literals). At most `max_cubes` (then
+/// `false`: the rest are missing).
+fn cover(n: usize, vals: &[u64], max_cubes: usize) -> (Vec<Cube>, bool) {
+    // The subspaces free of `vals`, by splitting on the atoms in order (Shannon expansion).
+    fn split(n: usize, vals: Vec<u64>, k: usize, cube: (u64, u64), out: &mut Vec<(u64, u64)>) {
+        if vals.is_empty() {
+            out.push(cube);
+            return;
+        }
+        if k == n {
+            return;
+        }
+        let (one, zero): (Vec<u64>, Vec<u64>) = vals.into_iter().partition(|v| v >> k & 1 == 1);
+        let (m, b) = (cube.0 | 1 << k, cube.1);
+        split(n, zero, k + 1, (m, b), out);
+        split(n, one, k + 1, (m, b | 1 << k), out);
+    }
+    let mut raw = Vec::new();
+    split(n, vals.to_vec(), 0, (0, 0), &mut raw);
+    let inside = |(fm, fb): (u64, u64), (m, b): (u64, u64)| m & fm == fm && b & fm == fb;
+    let mut found: Vec<(u64, u64)> = Vec::new();
+    let mut complete = true;
+    for c in raw {
+        if found.iter().any(|&f| inside(f, c)) {
+            continue;
+        }
+        if found.len() == max_cubes {
+            complete = false;
+            break;
+        }
+        let (mut m, b) = c;
+        for k in 0..n {
+            let shorter = m & !(1 << k);
+            if m >> k & 1 == 1 && !vals.iter().any(|&v| v & shorter == b & shorter) {
+                m = shorter;
+            }
+        }
+        found.push((m, b & m));
+    }
+    let mut cubes: Vec<Cube> = Vec::new();
+    for (i, &c) in found.iter().enumerate() {
+        let strictly = |(j, &f): (usize, &(u64, u64))| j != i && inside(f, c) && (f != c || j < i);
+        if !found.iter().enumerate().any(strictly) {
+            cubes.push(
+                (0..n)
+                    .filter(|k| c.0 >> k & 1 == 1)
+                    .map(|k| (k, c.1 >> k & 1 == 1))
+                    .collect(),
+            );
+        }
+    }
+    cubes.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
     (cubes, complete)
 }
 
@@ -134,7 +230,7 @@ pub(crate) fn transition(
         };
     }
     let (atoms, pre) = vocabulary(en, vs, &news);
-    let (cubes, complete) = clauses(en, cx, &atoms, max_cubes);
+    let (cubes, complete) = clauses(en, cx, &atoms, pre, max_cubes);
     for c in &cubes {
         for &(i, _) in c {
             if i >= pre {
@@ -160,7 +256,7 @@ pub(crate) fn condition(
 ) -> Relation {
     let news = [(String::from("'c"), normalize(c.clone()))];
     let (atoms, pre) = vocabulary(en, vs, &news);
-    let (cubes, complete) = clauses(en, cx, &atoms, max_cubes);
+    let (cubes, complete) = clauses(en, cx, &atoms, pre, max_cubes);
     // A cube with `c` excludes its other literals under the condition; a cube with `¬c` says
     // nothing about states satisfying `c`.
     let kept: Vec<Cube> = cubes
