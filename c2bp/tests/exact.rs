@@ -249,8 +249,7 @@ fn exact_relations_of_small_programs_are_those_of_every_concrete_state() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let mut rng = SplitMix64::new(24);
     let mut checked = 0;
-    for k in 0..STATEMENTS.len() {
-        let stmt = STATEMENTS[k];
+    for (k, stmt) in STATEMENTS.iter().enumerate() {
         let count = 3 + rng.below(4);
         let mut chosen: Vec<&str> = Vec::new();
         while chosen.len() < count {
