@@ -96,7 +96,7 @@ fn clauses(
     }
     // A hundredth of `--max-queries` (the enumerator's inconsistent-cube searches take a
     // multiple of its `max_queries`): the answer is incomplete anyway, and over many related
-    // predicates each query is slow (15 ms at 22 atoms on Fig. 1's chain of four).
+    // predicates each query is slow.
     let en = Enumerator {
         pts: en.pts,
         prog: en.prog,
