@@ -233,6 +233,9 @@ pub struct C2bpProcedure {
     pub seeded: u64,
     /// Cube searches stopped by the query limit (more `*`).
     pub capped: u64,
+    /// With the exact abstraction: statements whose relation stopped short (kept Cartesian
+    /// besides its clauses).
+    pub exact_capped: u64,
     /// The text is the previous abstraction's: nothing was searched.
     pub reused: bool,
     /// Predicate updates emitted.
@@ -261,6 +264,7 @@ impl C2bpPhase {
                     prior_hits: p.prior_hits,
                     seeded: p.seeded,
                     capped: p.capped,
+                    exact_capped: p.exact_capped,
                     reused: p.reused,
                     updates: p.updates,
                     star_updates: p.star_updates,
