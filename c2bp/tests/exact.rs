@@ -430,3 +430,34 @@ fn exact_relations_imply_cartesian_ones_on_the_golden_programs() {
         "{checked} checked, {skipped} skipped"
     );
 }
+
+#[test]
+fn a_cache_never_mixes_cartesian_and_exact_abstractions() {
+    let c = common::data_dir().join("fig1.c");
+    let lower = cir::LowerOptions {
+        error_fns: vec!["error".into()],
+        ..cir::LowerOptions::default()
+    };
+    let prog = common::load(&c, &lower);
+    let preds = common::preds(&prog, Some(&c.with_extension("preds")));
+    let sources = bp_c::header::Sources {
+        c_path: "fig1.c".into(),
+        c_sha256: bp_c::header::sha256_hex(&std::fs::read(&c).expect("C file")),
+        preds_path: None,
+        extra: Vec::new(),
+    };
+    let (cart, exact) = (c2bp::Options::default(), exact_opts(2, Some(3)));
+    let fresh = |o: &c2bp::Options| {
+        c2bp::abstract_program(&prog, &preds, o, &sources)
+            .expect("abstracts")
+            .text
+    };
+    let mut cache = c2bp::Cache::default();
+    for o in [&cart, &exact, &cart, &exact] {
+        let cached = c2bp::abstract_program_cached(&prog, &preds, o, &sources, &mut cache)
+            .expect("abstracts")
+            .text;
+        assert_eq!(cached, fresh(o), "{}", o.describe());
+    }
+    assert_ne!(fresh(&cart), fresh(&exact));
+}
