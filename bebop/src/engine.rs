@@ -293,7 +293,13 @@ fn priorities(m: &Model) -> Vec<u64> {
             next_rank += 1;
         }
     }
-    // Reverse post-order of each procedure's CFG from its entry.
+    // Reverse post-order of each procedure's CFG from its entry, the successors of a node
+    // visited last edge first: a loop's exit edge comes after its body edge, so the code past
+    // the loop finishes first in the DFS and follows the whole body in the order. A loop then
+    // reaches its fixpoint before the code after it (and the callees it calls) sees any of its
+    // states, as in a weak topological order (Bourdoncle, "Efficient chaotic iteration
+    // strategies with widenings", 1993), instead of sending every round of the body through
+    // the rest of the program.
     let n = m.nodes.len();
     let mut order = vec![u32::MAX; n];
     for p in &m.procs {
@@ -302,7 +308,8 @@ fn priorities(m: &Model) -> Vec<u64> {
         let mut stack: Vec<(NodeId, usize)> = vec![(p.entry, 0)];
         seen_n.insert(p.entry);
         while let Some((v, i)) = stack.pop() {
-            if let Some(&e) = m.node(v).out.get(i) {
+            let out = &m.node(v).out;
+            if let Some(&e) = out.len().checked_sub(i + 1).and_then(|k| out.get(k)) {
                 stack.push((v, i + 1));
                 let w = m.edge(e).to;
                 if m.node(w).proc == m.node(v).proc && seen_n.insert(w) {
