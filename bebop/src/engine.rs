@@ -17,7 +17,8 @@
 //!   assigned to the targets and the caller's `enforce` is assumed.
 //!
 //! The worklist is a priority queue: callees before callers (post-order of the call graph from
-//! `main`), and inside a procedure reverse post-order of its CFG, so that a node's new states
+//! `main`), and inside a procedure reverse post-order of its CFG with a loop's body before the
+//! code after the loop (see [`priorities`]), so that a node's new states
 //! accumulate while its predecessors and the procedures it calls are still busy, and a node is
 //! processed with one large delta instead of many small ones. Only new states are propagated
 //! (semi-naive evaluation): a call node's new states meet the whole summary of the callee, a new
@@ -521,15 +522,15 @@ impl Worklist<'_, '_> {
             }
             let pe = &t.pe[w.ix()];
             let (new, all) = if pe.is_false() {
-                let img = Rc::new(img);
+                let img = Rc::new(compact(img));
                 (Rc::clone(&img), img)
             } else {
                 let new = img.and_not(pe);
                 if new.is_false() {
                     continue;
                 }
-                let all = Rc::new(pe.or(&new));
-                (Rc::new(new), all)
+                let all = Rc::new(compact(pe.or(&new)));
+                (Rc::new(compact(new)), all)
             };
             self.live = self.live + all.size() - pe.size();
             t.stats.largest_bdd = t.stats.largest_bdd.max(all.size());
@@ -549,6 +550,14 @@ impl Worklist<'_, '_> {
             check_error(self.m, t, w, self.stamp);
         }
     }
+}
+
+/// `b` in a node vector of its own size. The BDD operations grow their result vector by
+/// doubling, so a fresh result may hold up to twice the memory its nodes need; the path edges
+/// and layers are kept until the end, so each is copied once when it is stored.
+fn compact(b: Bdd) -> Bdd {
+    // A clone allocates exactly the vector's length.
+    b.clone()
 }
 
 /// Whether two BDDs have a common satisfying valuation (without building the conjunction).
