@@ -18,7 +18,7 @@
 //!
 //! The worklist is a priority queue: callees before callers (post-order of the call graph from
 //! `main`), and inside a procedure reverse post-order of its CFG with a loop's body before the
-//! code after the loop (see [`priorities`]), so that a node's new states
+//! code after the loop (see `priorities`), so that a node's new states
 //! accumulate while its predecessors and the procedures it calls are still busy, and a node is
 //! processed with one large delta instead of many small ones. Only new states are propagated
 //! (semi-naive evaluation): a call node's new states meet the whole summary of the callee, a new
