@@ -27,6 +27,14 @@
 //! states have stamp 0); a state of stamp `k` is derived from states of stamps `< k`. The trace
 //! search (`trace`) uses the stamps of exit states to keep the expansion of nested calls
 //! well-founded; it needs the fixpoint (complete summaries), so `verify` runs to it.
+//!
+//! What is stored ([`Keep`]): the trace search and the engine itself read the path edges of
+//! the *kept* nodes only — procedure entries, joins (more than one incoming edge; every cycle
+//! passes through one), call nodes, return points, exits and targets. With [`Keep::Needed`] a
+//! node with one incoming intraprocedural edge stores nothing: its new states are the image
+//! of its predecessor's (not made disjoint from what it saw before, which the next kept node
+//! does), so straight-line code costs one image per statement and no memory. Invariants and
+//! the fallback walk over the stamps need every node's layers: [`Keep::All`].
 
 use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, Transfer};
@@ -36,6 +44,15 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::rc::Rc;
 use std::time::Instant;
+
+/// Which nodes store their path edges and layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Every node.
+    All,
+    /// The kept nodes only (see the module documentation).
+    Needed,
+}
 
 /// Counters of one run of the engine.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -48,15 +65,21 @@ pub struct EngineStats {
     pub peak_live_nodes: usize,
     /// That sum when the engine stopped.
     pub final_live_nodes: usize,
+    /// The engine's work: the total size of the new-state BDDs it added to nodes (stored or
+    /// not), in BDD nodes.
+    pub work: u64,
 }
 
 /// The result of the tabulation.
 pub struct Tabulation {
-    /// All path edges per node.
+    /// All path edges per node (false at the nodes that store nothing, see [`Keep`]).
     pub pe: Vec<Rc<Bdd>>,
     /// The path edges per node, split by the iteration in which they were found (increasing
-    /// stamps, disjoint sets). Shared with `pe` when a node has one layer.
+    /// stamps, disjoint sets). Shared with `pe` when a node has one layer. Empty at the nodes
+    /// that store nothing.
     pub layers: Vec<Vec<(Stamp, Rc<Bdd>)>>,
+    /// What was stored.
+    pub keep: Keep,
     /// The first error found: the node and the stamp of the erroneous states.
     pub error: Option<(NodeId, Stamp)>,
     /// Whether the fixpoint was reached (false when stopped at the first error).
@@ -353,16 +376,46 @@ struct Worklist<'m, 'p> {
     live: usize,
     /// The current worklist iteration.
     stamp: Stamp,
+    /// Per node: whether it stores its path edges and layers.
+    kept: Vec<bool>,
 }
 
-/// Runs the tabulation. With `stop_at_error`, stops as soon as an error state is found.
-pub fn run(m: &Model, stop_at_error: bool) -> Tabulation {
+/// Per node, whether it stores its path edges under `keep` (see the module documentation).
+fn kept_nodes(m: &Model, keep: Keep) -> Vec<bool> {
+    if keep == Keep::All {
+        return vec![true; m.nodes.len()];
+    }
+    let mut kept: Vec<bool> = m
+        .nodes
+        .iter()
+        .map(|n| {
+            n.inc.len() != 1
+                || n.target.is_some()
+                || matches!(n.kind, NodeKind::Exit)
+                || n.inc
+                    .iter()
+                    .any(|&e| !matches!(m.edge(e).kind, EdgeKind::Transfer(_)))
+                || n.out
+                    .iter()
+                    .any(|&e| matches!(m.edge(e).kind, EdgeKind::Call(_)))
+        })
+        .collect();
+    for p in &m.procs {
+        kept[p.entry.ix()] = true;
+    }
+    kept
+}
+
+/// Runs the tabulation, storing the path edges of the nodes `keep` says. With
+/// `stop_at_error`, stops as soon as an error state is found.
+pub fn run(m: &Model, stop_at_error: bool, keep: Keep) -> Tabulation {
     let ops = Ops::new(m);
     let n = m.nodes.len();
     let t = Tabulation {
         // One shared `false` until a node is reached.
         pe: std::iter::repeat_n(Rc::new(m.vars.ff()), n).collect(),
         layers: vec![Vec::new(); n],
+        keep,
         error: None,
         complete: false,
         stats: EngineStats::default(),
@@ -380,6 +433,7 @@ pub fn run(m: &Model, stop_at_error: bool) -> Tabulation {
         queue: BinaryHeap::new(),
         live: 0,
         stamp: Stamp(0),
+        kept: kept_nodes(m, keep),
     };
     wl.start_main();
     while let Some(Reverse((_, v))) = wl.queue.pop() {
@@ -428,9 +482,10 @@ impl Worklist<'_, '_> {
             let init = Rc::new(init);
             self.t.pe[entry.ix()] = Rc::clone(&init);
             self.t.layers[entry.ix()].push((Stamp(0), Rc::clone(&init)));
+            self.t.stats.work += init.size() as u64;
+            check_error(m, &mut self.t, entry, &init, Stamp(0));
             self.delta[entry.ix()] = Some(init);
             self.queue.push(Reverse((self.prio[entry.ix()], entry)));
-            check_error(m, &mut self.t, entry, Stamp(0));
         }
     }
 
@@ -520,6 +575,19 @@ impl Worklist<'_, '_> {
             if img.is_false() {
                 continue;
             }
+            if !self.kept[w.ix()] {
+                // Not made disjoint from earlier states: the next kept node does that.
+                t.stats.work += img.size() as u64;
+                check_error(self.m, t, w, &img, self.stamp);
+                self.delta[w.ix()] = Some(match self.delta[w.ix()].take() {
+                    Some(x) => Rc::new(x.or(&img)),
+                    None => {
+                        self.queue.push(Reverse((self.prio[w.ix()], w)));
+                        Rc::new(img)
+                    }
+                });
+                continue;
+            }
             let pe = &t.pe[w.ix()];
             let (new, all) = if pe.is_false() {
                 let img = Rc::new(compact(img));
@@ -532,6 +600,7 @@ impl Worklist<'_, '_> {
                 let all = Rc::new(compact(pe.or(&new)));
                 (Rc::new(compact(new)), all)
             };
+            t.stats.work += new.size() as u64;
             self.live = self.live + all.size() - pe.size();
             t.stats.largest_bdd = t.stats.largest_bdd.max(all.size());
             t.pe[w.ix()] = all;
@@ -540,6 +609,7 @@ impl Worklist<'_, '_> {
                 Some((s, b)) if *s == self.stamp => *b = Rc::new(b.or(&new)),
                 _ => layers.push((self.stamp, Rc::clone(&new))),
             }
+            check_error(self.m, t, w, &new, self.stamp);
             self.delta[w.ix()] = Some(match self.delta[w.ix()].take() {
                 Some(x) => Rc::new(x.or(&new)),
                 None => {
@@ -547,7 +617,6 @@ impl Worklist<'_, '_> {
                     new
                 }
             });
-            check_error(self.m, t, w, self.stamp);
         }
     }
 }
@@ -565,12 +634,12 @@ fn intersects(a: &Bdd, b: &Bdd) -> bool {
     Bdd::check_binary_op(usize::MAX, a, b, op_function::and).is_none_or(|(non_empty, _)| non_empty)
 }
 
-fn check_error(m: &Model, t: &mut Tabulation, w: NodeId, s: Stamp) {
+/// Records an error when the new states `d` of `w` (stamp `s`) meet its target's bad states.
+fn check_error(m: &Model, t: &mut Tabulation, w: NodeId, d: &Bdd, s: Stamp) {
     if t.error.is_some() {
         return;
     }
     if let Some(tg) = &m.node(w).target {
-        let d = &t.layers[w.ix()].last().expect("just pushed").1;
         if intersects(d, &tg.bad) {
             t.error = Some((w, s));
         }

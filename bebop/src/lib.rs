@@ -267,7 +267,13 @@ fn verify_here(prog: &Program, opts: &Options) -> Result<Outcome, BebopError> {
         "lowered the program"
     );
     // To the fixpoint even when an error is found: the shortest trace needs complete summaries.
-    let tab = engine::run(&model, false);
+    // Invariants need every statement's path edges; the trace only the kept nodes'.
+    let keep = if opts.invariants {
+        engine::Keep::All
+    } else {
+        engine::Keep::Needed
+    };
+    let tab = engine::run(&model, false, keep);
     let t2 = Instant::now();
     tracing::info!(
         error_found = tab.error.is_some(),
