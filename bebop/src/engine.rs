@@ -39,7 +39,7 @@
 use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, Transfer};
 use crate::vars::{Slot, Ver};
-use biodivine_lib_bdd::{Bdd, op_function};
+use biodivine_lib_bdd::{Bdd, BddVariable, op_function};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::rc::Rc;
@@ -178,17 +178,44 @@ impl<'m, 'p> Ops<'m, 'p> {
 
     /// Join with an intraprocedural transfer.
     pub fn image(&self, p: ProcId, t: &Transfer, d: &Bdd) -> Bdd {
+        self.image_forgetting(p, t, d, &[])
+    }
+
+    /// Join with an intraprocedural transfer, forgetting the current-version variables
+    /// `forget` (sorted) of the result, in the same relational product where the step does
+    /// not modify them.
+    pub fn image_forgetting(
+        &self,
+        p: ProcId,
+        t: &Transfer,
+        d: &Bdd,
+        forget: &[BddVariable],
+    ) -> Bdd {
         let vm = &self.m.vars;
-        if t.modified.is_empty() {
+        if t.modified.is_empty() && forget.is_empty() {
             return if t.rel.is_true() {
                 d.clone()
             } else {
                 d.and(&t.rel)
             };
         }
-        let q = vm.vars(&t.modified, Ver::Cur);
+        let mut q = vm.vars(&t.modified, Ver::Cur);
+        let mut late = Vec::new();
+        for &v in forget {
+            if q.contains(&v) {
+                // Written here but dead after: forget the new value once renamed.
+                late.push(v);
+            } else {
+                q.push(v);
+            }
+        }
         let r = Bdd::binary_op_with_exists(d, &t.rel, op_function::and, &q);
-        let r = vm.rename(&r, &t.modified, Ver::Next, Ver::Cur);
+        let r = if t.modified.is_empty() {
+            r
+        } else {
+            vm.rename(&r, &t.modified, Ver::Next, Ver::Cur)
+        };
+        let r = if late.is_empty() { r } else { r.exists(&late) };
         if t.enforce {
             r.and(&self.m.proc(p).enforce)
         } else {
@@ -378,6 +405,13 @@ struct Worklist<'m, 'p> {
     stamp: Stamp,
     /// Per node: whether it stores its path edges and layers.
     kept: Vec<bool>,
+    /// Per node: the frame variables dead before it, forgotten by the images into it (none
+    /// with [`Keep::All`]; see [`crate::live`]).
+    dead: Vec<Vec<BddVariable>>,
+    /// Per node: whether states reach it other than through a transfer (it is an entry, or a
+    /// call or return edge leads to it) while it has dead variables, which are then
+    /// forgotten when its states are added.
+    forget_here: Vec<bool>,
 }
 
 /// Per node, whether it stores its path edges under `keep` (see the module documentation).
@@ -404,6 +438,20 @@ fn kept_nodes(m: &Model, keep: Keep) -> Vec<bool> {
         kept[p.entry.ix()] = true;
     }
     kept
+}
+
+/// Per node, the frame variables the engine forgets before it under `keep`: the dead ones
+/// ([`crate::live`]) with [`Keep::Needed`], none with [`Keep::All`] (whose path edges are the
+/// exact ones that invariants and the walk over the stamps need). The exit has no frame.
+pub fn dead_vars(m: &Model, keep: Keep) -> Vec<Vec<BddVariable>> {
+    let mut dead = match keep {
+        Keep::All => vec![Vec::new(); m.nodes.len()],
+        Keep::Needed => crate::live::dead_frame_vars(m),
+    };
+    for p in &m.procs {
+        dead[p.exit.ix()].clear();
+    }
+    dead
 }
 
 /// Runs the tabulation, storing the path edges of the nodes `keep` says. With
@@ -434,7 +482,20 @@ pub fn run(m: &Model, stop_at_error: bool, keep: Keep) -> Tabulation {
         live: 0,
         stamp: Stamp(0),
         kept: kept_nodes(m, keep),
+        dead: dead_vars(m, keep),
+        forget_here: Vec::new(),
     };
+    wl.forget_here = (0..n)
+        .map(|v| {
+            let node = &m.nodes[v];
+            !wl.dead[v].is_empty()
+                && (m.proc(node.proc).entry.ix() == v
+                    || node
+                        .inc
+                        .iter()
+                        .any(|&e| !matches!(m.edge(e).kind, EdgeKind::Transfer(_))))
+        })
+        .collect();
     wl.start_main();
     while let Some(Reverse((_, v))) = wl.queue.pop() {
         if stop_at_error && wl.t.error.is_some() {
@@ -501,7 +562,10 @@ impl Worklist<'_, '_> {
         for &eid in &node.out {
             let e = m.edge(eid);
             match &e.kind {
-                EdgeKind::Transfer(tr) => out.push((e.to, ops.image(p, tr, d))),
+                EdgeKind::Transfer(tr) => {
+                    let img = ops.image_forgetting(p, tr, d, &self.dead[e.to.ix()]);
+                    out.push((e.to, img));
+                }
                 EdgeKind::Return(rel) => out.push((e.to, ops.exit_image(p, rel.as_ref(), d))),
                 EdgeKind::Call(c) => {
                     let md = ops.call_rel(c, d);
@@ -575,6 +639,12 @@ impl Worklist<'_, '_> {
             if img.is_false() {
                 continue;
             }
+            // Transfers forgot the dead variables already; calls and returns do it here.
+            let img = if self.forget_here[w.ix()] {
+                img.exists(&self.dead[w.ix()])
+            } else {
+                img
+            };
             if !self.kept[w.ix()] {
                 // Not made disjoint from earlier states: the next kept node does that.
                 t.stats.work += img.size() as u64;
@@ -639,10 +709,10 @@ fn check_error(m: &Model, t: &mut Tabulation, w: NodeId, d: &Bdd, s: Stamp) {
     if t.error.is_some() {
         return;
     }
-    if let Some(tg) = &m.node(w).target {
-        if intersects(d, &tg.bad) {
-            t.error = Some((w, s));
-        }
+    if let Some(tg) = &m.node(w).target
+        && intersects(d, &tg.bad)
+    {
+        t.error = Some((w, s));
     }
 }
 
