@@ -813,14 +813,14 @@ struct Frame {
 }
 
 /// The default work budget of the shortest-trace search, in BDD nodes of the `(node, layer)`
-/// sets it expands: `max(200_000, 3W / 4)` where `W` is the engine's own work in the same unit
+/// sets it expands: `max(200_000, 2W)` where `W` is the engine's own work in the same unit
 /// (the total size of the new states it added, [`crate::engine::EngineStats::work`]). The
-/// searches of the test suites and of the
-/// `bp-families` counter programs need at most about `W / 2` above the floor; a straight-line
-/// program of 10,000 statements with `if`s needs `54 W`.
+/// searches of the test suites and of the `bp-families` counter programs need at most about
+/// `W / 2` above the floor, the `relay` programs about `0.8 W` (the engine forgets dead frame
+/// variables, the search does not, so its sets are the larger); a straight-line program of
+/// 10,000 statements with `if`s needs `54 W`.
 pub fn default_budget(t: &Tabulation) -> u64 {
-    let w = t.stats.work;
-    (w / 4 * 3).max(200_000)
+    t.stats.work.saturating_mul(2).max(200_000)
 }
 
 /// Extracts the internal (node-level) trace of the error found by the tabulation, and whether
@@ -839,6 +839,11 @@ pub fn extract_raw(
     }
     let mut tr = Tracer::new(m, t, budget.unwrap_or_else(|| default_budget(t)));
     let res = shortest_raw(m, &mut tr);
+    tracing::debug!(
+        work = tr.work.get(),
+        budget = tr.budget,
+        "shortest-trace search"
+    );
     match res {
         Ok(steps) => Ok((steps, true)),
         Err(_) if tr.over_budget.get() => {
