@@ -37,10 +37,15 @@ pub struct RelayParams {
     pub globals: usize,
     /// Each statement draws its variables from this many consecutive variables of the scope.
     pub window: usize,
+    /// Percent of statements over a window of the globals; the others draw from the frame
+    /// and the last globals (the last `window` writable variables of the scope).
+    pub global_percent: u32,
 }
 
 /// Statements per procedure at the benchmark's sizes.
 const STMTS_PER_PROC: usize = 25;
+/// Percent of statements over the globals at the benchmark's sizes.
+const GLOBAL_PERCENT: u32 = 10;
 
 impl RelayParams {
     /// The benchmark's parameters at size factor `s`: 25,000·s statements in procedures of 25,
@@ -52,6 +57,7 @@ impl RelayParams {
             stmts_per_proc: STMTS_PER_PROC,
             globals: 10,
             window: super::WINDOW,
+            global_percent: GLOBAL_PERCENT,
         }
     }
 }
@@ -109,13 +115,23 @@ fn assume_after_havoc(rng: &mut SplitMix64, x: usize, pool: Pool) -> Ex {
 /// a window of the globals and the writable frame variables.
 struct Scope<'a> {
     names: &'a [String],
+    globals: usize,
     writable: usize,
     window: usize,
+    global_percent: u32,
 }
 
 impl Scope<'_> {
     fn pool(&self, rng: &mut SplitMix64) -> Pool {
-        Pool::window(rng, self.writable, self.window)
+        if rng.chance(self.global_percent) {
+            Pool::window(rng, self.globals, self.window)
+        } else {
+            let len = self.window.min(self.writable);
+            Pool {
+                lo: self.writable - len,
+                len,
+            }
+        }
     }
 }
 
@@ -198,8 +214,10 @@ pub fn relay(p: &RelayParams, seed: u64) -> Instance {
     scope.extend(FRAME.iter().map(|s| s.to_string()));
     let sc = Scope {
         names: &scope,
+        globals: p.globals,
         writable: p.globals + WRITABLE_FRAME,
         window: p.window,
+        global_percent: p.global_percent,
     };
     let actuals = |rng: &mut SplitMix64, names: &[String], pool: Pool| {
         let a = literal(rng, pool).show(names);
@@ -212,8 +230,9 @@ pub fn relay(p: &RelayParams, seed: u64) -> Instance {
     };
 
     let mut t = Text::new(&format!(
-        "family=relay size={} seed={seed} procs={} stmts_per_proc={} globals={} window={}",
-        p.size, p.procs, p.stmts_per_proc, p.globals, p.window
+        "family=relay size={} seed={seed} procs={} stmts_per_proc={} globals={} window={} \
+         global_percent={}",
+        p.size, p.procs, p.stmts_per_proc, p.globals, p.window, p.global_percent
     ));
     t.line(&decl(&globals));
     t.line("");
@@ -279,6 +298,7 @@ mod tests {
                 stmts_per_proc: 12,
                 globals: 3,
                 window: 5,
+                global_percent: 40,
             },
             seed,
         )
