@@ -311,6 +311,24 @@ fn literal(rng: &mut SplitMix64, pool: Pool) -> Ex {
     if rng.coin() { v } else { Ex::not(v) }
 }
 
+/// A random right-hand side over `pool`: below `cuts[0]` percent `*`, then up to `cuts[1]` a
+/// `schoose` of two literals, up to `cuts[2]` a literal, else a binary formula.
+fn random_rhs(rng: &mut SplitMix64, pool: Pool, cuts: [usize; 3]) -> Ex {
+    let roll = rng.below(100);
+    if roll < cuts[0] {
+        Ex::Star
+    } else if roll < cuts[1] {
+        match small_formula(rng, pool) {
+            Ex::Bin(_, p, n) => Ex::Schoose(p, n),
+            _ => unreachable!("small_formula is binary"),
+        }
+    } else if roll < cuts[2] {
+        literal(rng, pool)
+    } else {
+        small_formula(rng, pool)
+    }
+}
+
 /// The variable of a literal (`v`, `!v`, `'v`, `!'v`).
 fn root_var(e: &Ex) -> Option<usize> {
     match e {
@@ -452,15 +470,7 @@ fn update(
             if t == inv.a {
                 return Ex::Star;
             }
-            match rng.below(100) {
-                0..30 => Ex::Star,
-                30..55 => match small_formula(rng, pool) {
-                    Ex::Bin(_, p, n) => Ex::Schoose(p, n),
-                    _ => unreachable!("small_formula is binary"),
-                },
-                55..75 => literal(rng, pool),
-                _ => small_formula(rng, pool),
-            }
+            random_rhs(rng, pool, [30, 55, 75])
         })
         .collect();
 

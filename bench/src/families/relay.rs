@@ -71,15 +71,7 @@ const MAX_NESTED: usize = 4;
 
 /// One random right-hand side over `pool`: a literal, a binary formula, `*` or `schoose`.
 fn rhs(rng: &mut SplitMix64, pool: Pool) -> Ex {
-    match rng.below(100) {
-        0..20 => Ex::Star,
-        20..40 => match small_formula(rng, pool) {
-            Ex::Bin(_, p, n) => Ex::Schoose(p, n),
-            _ => unreachable!("small_formula is binary"),
-        },
-        40..65 => literal(rng, pool),
-        _ => small_formula(rng, pool),
-    }
+    super::random_rhs(rng, pool, [20, 40, 65])
 }
 
 /// The condition of an `assume` right after `x := *`: satisfiable by some value of `x` in
