@@ -22,7 +22,7 @@ mod common;
 #[path = "soundness/programs.rs"]
 mod programs;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use bp_testkit::prng::SplitMix64;
 use check::{Checker, Random, Verdict};
@@ -134,13 +134,7 @@ fn predicate_sets(
 
 #[test]
 fn golden_programs_runs_are_runs_of_their_abstractions() {
-    let dir = common::data_dir();
-    let mut cs: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("golden dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
-        .collect();
-    cs.sort();
+    let cs = common::golden_c_files();
     let mut tally = Tally::default();
     for c in &cs {
         let name = c.file_stem().expect("stem").to_string_lossy().to_string();
@@ -185,13 +179,7 @@ fn exact_variants(base: &c2bp::Options) -> Vec<c2bp::Options> {
 
 #[test]
 fn golden_programs_runs_are_runs_of_their_exact_abstractions() {
-    let dir = common::data_dir();
-    let mut cs: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("golden dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
-        .collect();
-    cs.sort();
+    let cs = common::golden_c_files();
     let mut tally = Tally::default();
     for c in &cs {
         let name = c.file_stem().expect("stem").to_string_lossy().to_string();
