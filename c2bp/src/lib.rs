@@ -146,6 +146,13 @@ impl Output {
         let capped =
             self.procs.iter().map(|p| p.capped).sum::<u64>() + u64::from(self.global_capped);
         let _ = writeln!(out, "  cube searches stopped by the query limit: {capped}");
+        let reused: u64 = self.procs.iter().map(|p| p.stmts.reused).sum();
+        let translated: u64 = self.procs.iter().map(|p| p.stmts.translated).sum();
+        let not_kept: u64 = self.procs.iter().map(|p| p.stmts.not_kept).sum();
+        let _ = writeln!(
+            out,
+            "  edges: {reused} reused, {translated} abstracted ({not_kept} not kept: budget)"
+        );
         let memo: u64 = self.procs.iter().map(|p| p.memo_hits).sum();
         let _ = writeln!(out, "  cube searches answered from the memo: {memo}");
         let prior: u64 = self.procs.iter().map(|p| p.prior_hits).sum();
