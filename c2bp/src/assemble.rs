@@ -14,7 +14,8 @@ use bp_grammar::Procedure;
 use crate::C2bpError;
 use crate::emit::ProcOut;
 
-/// Parses of parts of procedures by the text parsed ([`head_source`], [`stmt_source`]).
+/// Parses of parts of procedures (a procedure's head closed by `end`, or one statement as the
+/// body of a procedure of its own) by the text parsed.
 pub type Parts = HashMap<String, Procedure>;
 
 /// What a statement is parsed in: a procedure of its own, the statement's lines starting on its
@@ -25,7 +26,7 @@ const STMT_PREFIX: &str = "void s() begin\n";
 /// The text of the procedure `piece` ends with.
 const END: &str = "end\n";
 
-/// The parse of the program text (from its parts, [`assemble`], or else of the whole text,
+/// The parse of the program text (from its parts, see the module doc, or else of the whole text,
 /// whose diagnostics then make the internal error), and the text itself, canonical.
 pub fn parse_text(
     text: String,
