@@ -17,7 +17,8 @@
 //!   assigned to the targets and the caller's `enforce` is assumed.
 //!
 //! The worklist is a priority queue: callees before callers (post-order of the call graph from
-//! `main`), and inside a procedure reverse post-order of its CFG, so that a node's new states
+//! `main`), and inside a procedure reverse post-order of its CFG with a loop's body before the
+//! code after the loop (see `priorities`), so that a node's new states
 //! accumulate while its predecessors and the procedures it calls are still busy, and a node is
 //! processed with one large delta instead of many small ones. Only new states are propagated
 //! (semi-naive evaluation): a call node's new states meet the whole summary of the callee, a new
@@ -26,15 +27,32 @@
 //! states have stamp 0); a state of stamp `k` is derived from states of stamps `< k`. The trace
 //! search (`trace`) uses the stamps of exit states to keep the expansion of nested calls
 //! well-founded; it needs the fixpoint (complete summaries), so `verify` runs to it.
+//!
+//! What is stored ([`Keep`]): the trace search and the engine itself read the path edges of
+//! the *kept* nodes only — procedure entries, joins (more than one incoming edge; every cycle
+//! passes through one), call nodes, return points, exits and targets. With [`Keep::Needed`] a
+//! node with one incoming intraprocedural edge stores nothing: its new states are the image
+//! of its predecessor's (not made disjoint from what it saw before, which the next kept node
+//! does), so straight-line code costs one image per statement and no memory. Invariants and
+//! the fallback walk over the stamps need every node's layers: [`Keep::All`].
 
 use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, Transfer};
 use crate::vars::{Slot, Ver};
-use biodivine_lib_bdd::{Bdd, op_function};
+use biodivine_lib_bdd::{Bdd, BddVariable, op_function};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::rc::Rc;
 use std::time::Instant;
+
+/// Which nodes store their path edges and layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Every node.
+    All,
+    /// The kept nodes only (see the module documentation).
+    Needed,
+}
 
 /// Counters of one run of the engine.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -47,15 +65,21 @@ pub struct EngineStats {
     pub peak_live_nodes: usize,
     /// That sum when the engine stopped.
     pub final_live_nodes: usize,
+    /// The engine's work: the total size of the new-state BDDs it added to nodes (stored or
+    /// not), in BDD nodes.
+    pub work: u64,
 }
 
 /// The result of the tabulation.
 pub struct Tabulation {
-    /// All path edges per node.
+    /// All path edges per node (false at the nodes that store nothing, see [`Keep`]).
     pub pe: Vec<Rc<Bdd>>,
     /// The path edges per node, split by the iteration in which they were found (increasing
-    /// stamps, disjoint sets). Shared with `pe` when a node has one layer.
+    /// stamps, disjoint sets). Shared with `pe` when a node has one layer. Empty at the nodes
+    /// that store nothing.
     pub layers: Vec<Vec<(Stamp, Rc<Bdd>)>>,
+    /// What was stored.
+    pub keep: Keep,
     /// The first error found: the node and the stamp of the erroneous states.
     pub error: Option<(NodeId, Stamp)>,
     /// Whether the fixpoint was reached (false when stopped at the first error).
@@ -154,17 +178,44 @@ impl<'m, 'p> Ops<'m, 'p> {
 
     /// Join with an intraprocedural transfer.
     pub fn image(&self, p: ProcId, t: &Transfer, d: &Bdd) -> Bdd {
+        self.image_forgetting(p, t, d, &[])
+    }
+
+    /// Join with an intraprocedural transfer, forgetting the current-version variables
+    /// `forget` (sorted) of the result, in the same relational product where the step does
+    /// not modify them.
+    pub fn image_forgetting(
+        &self,
+        p: ProcId,
+        t: &Transfer,
+        d: &Bdd,
+        forget: &[BddVariable],
+    ) -> Bdd {
         let vm = &self.m.vars;
-        if t.modified.is_empty() {
+        if t.modified.is_empty() && forget.is_empty() {
             return if t.rel.is_true() {
                 d.clone()
             } else {
                 d.and(&t.rel)
             };
         }
-        let q = vm.vars(&t.modified, Ver::Cur);
+        let mut q = vm.vars(&t.modified, Ver::Cur);
+        let mut late = Vec::new();
+        for &v in forget {
+            if q.contains(&v) {
+                // Written here but dead after: forget the new value once renamed.
+                late.push(v);
+            } else {
+                q.push(v);
+            }
+        }
         let r = Bdd::binary_op_with_exists(d, &t.rel, op_function::and, &q);
-        let r = vm.rename(&r, &t.modified, Ver::Next, Ver::Cur);
+        let r = if t.modified.is_empty() {
+            r
+        } else {
+            vm.rename(&r, &t.modified, Ver::Next, Ver::Cur)
+        };
+        let r = if late.is_empty() { r } else { r.exists(&late) };
         if t.enforce {
             r.and(&self.m.proc(p).enforce)
         } else {
@@ -293,7 +344,13 @@ fn priorities(m: &Model) -> Vec<u64> {
             next_rank += 1;
         }
     }
-    // Reverse post-order of each procedure's CFG from its entry.
+    // Reverse post-order of each procedure's CFG from its entry, the successors of a node
+    // visited last edge first: a loop's exit edge comes after its body edge, so the code past
+    // the loop finishes first in the DFS and follows the whole body in the order. A loop then
+    // reaches its fixpoint before the code after it (and the callees it calls) sees any of its
+    // states, as in a weak topological order (Bourdoncle, "Efficient chaotic iteration
+    // strategies with widenings", 1993), instead of sending every round of the body through
+    // the rest of the program.
     let n = m.nodes.len();
     let mut order = vec![u32::MAX; n];
     for p in &m.procs {
@@ -302,7 +359,8 @@ fn priorities(m: &Model) -> Vec<u64> {
         let mut stack: Vec<(NodeId, usize)> = vec![(p.entry, 0)];
         seen_n.insert(p.entry);
         while let Some((v, i)) = stack.pop() {
-            if let Some(&e) = m.node(v).out.get(i) {
+            let out = &m.node(v).out;
+            if let Some(&e) = out.len().checked_sub(i + 1).and_then(|k| out.get(k)) {
                 stack.push((v, i + 1));
                 let w = m.edge(e).to;
                 if m.node(w).proc == m.node(v).proc && seen_n.insert(w) {
@@ -345,16 +403,67 @@ struct Worklist<'m, 'p> {
     live: usize,
     /// The current worklist iteration.
     stamp: Stamp,
+    /// Per node: whether it stores its path edges and layers.
+    kept: Vec<bool>,
+    /// Per node: the frame variables dead before it, forgotten by the images into it (none
+    /// with [`Keep::All`]; see [`crate::live`]).
+    dead: Vec<Vec<BddVariable>>,
+    /// Per node: whether states reach it other than through a transfer (it is an entry, or a
+    /// call or return edge leads to it) while it has dead variables, which are then
+    /// forgotten when its states are added.
+    forget_here: Vec<bool>,
 }
 
-/// Runs the tabulation. With `stop_at_error`, stops as soon as an error state is found.
-pub fn run(m: &Model, stop_at_error: bool) -> Tabulation {
+/// Per node, whether it stores its path edges under `keep` (see the module documentation).
+fn kept_nodes(m: &Model, keep: Keep) -> Vec<bool> {
+    if keep == Keep::All {
+        return vec![true; m.nodes.len()];
+    }
+    let mut kept: Vec<bool> = m
+        .nodes
+        .iter()
+        .map(|n| {
+            n.inc.len() != 1
+                || n.target.is_some()
+                || matches!(n.kind, NodeKind::Exit)
+                || n.inc
+                    .iter()
+                    .any(|&e| !matches!(m.edge(e).kind, EdgeKind::Transfer(_)))
+                || n.out
+                    .iter()
+                    .any(|&e| matches!(m.edge(e).kind, EdgeKind::Call(_)))
+        })
+        .collect();
+    for p in &m.procs {
+        kept[p.entry.ix()] = true;
+    }
+    kept
+}
+
+/// Per node, the frame variables the engine forgets before it under `keep`: the dead ones
+/// ([`crate::live`]) with [`Keep::Needed`], none with [`Keep::All`] (whose path edges are the
+/// exact ones that invariants and the walk over the stamps need). The exit has no frame.
+pub fn dead_vars(m: &Model, keep: Keep) -> Vec<Vec<BddVariable>> {
+    let mut dead = match keep {
+        Keep::All => vec![Vec::new(); m.nodes.len()],
+        Keep::Needed => crate::live::dead_frame_vars(m),
+    };
+    for p in &m.procs {
+        dead[p.exit.ix()].clear();
+    }
+    dead
+}
+
+/// Runs the tabulation, storing the path edges of the nodes `keep` says. With
+/// `stop_at_error`, stops as soon as an error state is found.
+pub fn run(m: &Model, stop_at_error: bool, keep: Keep) -> Tabulation {
     let ops = Ops::new(m);
     let n = m.nodes.len();
     let t = Tabulation {
         // One shared `false` until a node is reached.
         pe: std::iter::repeat_n(Rc::new(m.vars.ff()), n).collect(),
         layers: vec![Vec::new(); n],
+        keep,
         error: None,
         complete: false,
         stats: EngineStats::default(),
@@ -372,7 +481,21 @@ pub fn run(m: &Model, stop_at_error: bool) -> Tabulation {
         queue: BinaryHeap::new(),
         live: 0,
         stamp: Stamp(0),
+        kept: kept_nodes(m, keep),
+        dead: dead_vars(m, keep),
+        forget_here: Vec::new(),
     };
+    wl.forget_here = (0..n)
+        .map(|v| {
+            let node = &m.nodes[v];
+            !wl.dead[v].is_empty()
+                && (m.proc(node.proc).entry.ix() == v
+                    || node
+                        .inc
+                        .iter()
+                        .any(|&e| !matches!(m.edge(e).kind, EdgeKind::Transfer(_))))
+        })
+        .collect();
     wl.start_main();
     while let Some(Reverse((_, v))) = wl.queue.pop() {
         if stop_at_error && wl.t.error.is_some() {
@@ -420,9 +543,10 @@ impl Worklist<'_, '_> {
             let init = Rc::new(init);
             self.t.pe[entry.ix()] = Rc::clone(&init);
             self.t.layers[entry.ix()].push((Stamp(0), Rc::clone(&init)));
+            self.t.stats.work += init.size() as u64;
+            check_error(m, &mut self.t, entry, &init, Stamp(0));
             self.delta[entry.ix()] = Some(init);
             self.queue.push(Reverse((self.prio[entry.ix()], entry)));
-            check_error(m, &mut self.t, entry, Stamp(0));
         }
     }
 
@@ -438,7 +562,10 @@ impl Worklist<'_, '_> {
         for &eid in &node.out {
             let e = m.edge(eid);
             match &e.kind {
-                EdgeKind::Transfer(tr) => out.push((e.to, ops.image(p, tr, d))),
+                EdgeKind::Transfer(tr) => {
+                    let img = ops.image_forgetting(p, tr, d, &self.dead[e.to.ix()]);
+                    out.push((e.to, img));
+                }
                 EdgeKind::Return(rel) => out.push((e.to, ops.exit_image(p, rel.as_ref(), d))),
                 EdgeKind::Call(c) => {
                     let md = ops.call_rel(c, d);
@@ -512,18 +639,38 @@ impl Worklist<'_, '_> {
             if img.is_false() {
                 continue;
             }
+            // Transfers forgot the dead variables already; calls and returns do it here.
+            let img = if self.forget_here[w.ix()] {
+                img.exists(&self.dead[w.ix()])
+            } else {
+                img
+            };
+            if !self.kept[w.ix()] {
+                // Not made disjoint from earlier states: the next kept node does that.
+                t.stats.work += img.size() as u64;
+                check_error(self.m, t, w, &img, self.stamp);
+                self.delta[w.ix()] = Some(match self.delta[w.ix()].take() {
+                    Some(x) => Rc::new(x.or(&img)),
+                    None => {
+                        self.queue.push(Reverse((self.prio[w.ix()], w)));
+                        Rc::new(img)
+                    }
+                });
+                continue;
+            }
             let pe = &t.pe[w.ix()];
             let (new, all) = if pe.is_false() {
-                let img = Rc::new(img);
+                let img = Rc::new(compact(img));
                 (Rc::clone(&img), img)
             } else {
                 let new = img.and_not(pe);
                 if new.is_false() {
                     continue;
                 }
-                let all = Rc::new(pe.or(&new));
-                (Rc::new(new), all)
+                let all = Rc::new(compact(pe.or(&new)));
+                (Rc::new(compact(new)), all)
             };
+            t.stats.work += new.size() as u64;
             self.live = self.live + all.size() - pe.size();
             t.stats.largest_bdd = t.stats.largest_bdd.max(all.size());
             t.pe[w.ix()] = all;
@@ -532,6 +679,7 @@ impl Worklist<'_, '_> {
                 Some((s, b)) if *s == self.stamp => *b = Rc::new(b.or(&new)),
                 _ => layers.push((self.stamp, Rc::clone(&new))),
             }
+            check_error(self.m, t, w, &new, self.stamp);
             self.delta[w.ix()] = Some(match self.delta[w.ix()].take() {
                 Some(x) => Rc::new(x.or(&new)),
                 None => {
@@ -539,9 +687,16 @@ impl Worklist<'_, '_> {
                     new
                 }
             });
-            check_error(self.m, t, w, self.stamp);
         }
     }
+}
+
+/// `b` in a node vector of its own size. The BDD operations grow their result vector by
+/// doubling, so a fresh result may hold up to twice the memory its nodes need; the path edges
+/// and layers are kept until the end, so each is copied once when it is stored.
+fn compact(b: Bdd) -> Bdd {
+    // A clone allocates exactly the vector's length.
+    b.clone()
 }
 
 /// Whether two BDDs have a common satisfying valuation (without building the conjunction).
@@ -549,15 +704,15 @@ fn intersects(a: &Bdd, b: &Bdd) -> bool {
     Bdd::check_binary_op(usize::MAX, a, b, op_function::and).is_none_or(|(non_empty, _)| non_empty)
 }
 
-fn check_error(m: &Model, t: &mut Tabulation, w: NodeId, s: Stamp) {
+/// Records an error when the new states `d` of `w` (stamp `s`) meet its target's bad states.
+fn check_error(m: &Model, t: &mut Tabulation, w: NodeId, d: &Bdd, s: Stamp) {
     if t.error.is_some() {
         return;
     }
-    if let Some(tg) = &m.node(w).target {
-        let d = &t.layers[w.ix()].last().expect("just pushed").1;
-        if intersects(d, &tg.bad) {
-            t.error = Some((w, s));
-        }
+    if let Some(tg) = &m.node(w).target
+        && intersects(d, &tg.bad)
+    {
+        t.error = Some((w, s));
     }
 }
 

@@ -13,6 +13,7 @@
 //!   slots, each with interleaved entry/next/current copies; temporaries for `*`);
 //! - [`order`]: the static order of the globals in the BDDs (FORCE heuristic);
 //! - [`lower`]: AST → control-flow graph with per-statement transfer relations;
+//! - [`live`]: the frame variables dead before each node, which the engine forgets;
 //! - [`engine`]: path edges, summaries and the prioritised worklist;
 //! - [`trace`]: the shortest fully expanded trace, level by level (and the JSON schema), with
 //!   a work budget past which `trace_stamps` walks back over the engine's stamps instead;
@@ -27,6 +28,7 @@ mod concrete;
 pub mod engine;
 pub mod fmt;
 pub mod ids;
+pub mod live;
 pub mod lower;
 pub mod order;
 pub mod replay;
@@ -267,7 +269,13 @@ fn verify_here(prog: &Program, opts: &Options) -> Result<Outcome, BebopError> {
         "lowered the program"
     );
     // To the fixpoint even when an error is found: the shortest trace needs complete summaries.
-    let tab = engine::run(&model, false);
+    // Invariants need every statement's path edges; the trace only the kept nodes'.
+    let keep = if opts.invariants {
+        engine::Keep::All
+    } else {
+        engine::Keep::Needed
+    };
+    let tab = engine::run(&model, false, keep);
     let t2 = Instant::now();
     tracing::info!(
         error_found = tab.error.is_some(),

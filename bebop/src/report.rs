@@ -5,7 +5,8 @@ use crate::vars::{VarInfo, Ver};
 use crate::{Invariant, Stats};
 use biodivine_lib_bdd::{Bdd, BddVariable};
 use bp_grammar::trace::{Step, StepKind, Target, Trace, Valuation};
-use bp_grammar::{Program, Stmt, StmtKind};
+use bp_grammar::{Procedure, Program, Stmt, StmtKind};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 fn tf(b: bool) -> &'static str {
@@ -51,11 +52,53 @@ fn fallback_head(s: &Stmt) -> String {
     }
 }
 
-fn stmt_of<'p>(prog: &'p Program, step: &Step) -> Option<&'p Stmt> {
-    let p = prog.proc(&step.proc)?;
-    let id = step.stmt?;
-    p.stmts_preorder().get(id.0 as usize).map(|(_, s)| *s)
+/// The statements of each procedure in pre-order, listed on first use: a trace has a step per
+/// statement executed, so looking each one up from scratch would cost the program's size per
+/// step.
+struct StmtIndex<'p> {
+    prog: &'p Program,
+    procs: HashMap<&'p str, Option<(&'p Procedure, Vec<&'p Stmt>)>>,
 }
+
+impl<'p> StmtIndex<'p> {
+    fn new(prog: &'p Program) -> Self {
+        StmtIndex {
+            prog,
+            procs: prog
+                .procs
+                .iter()
+                .map(|p| (p.name.name.as_str(), None))
+                .collect(),
+        }
+    }
+
+    fn entry(&mut self, name: &str) -> Option<&(&'p Procedure, Vec<&'p Stmt>)> {
+        let prog = self.prog;
+        self.procs.get_mut(name)?.get_or_insert_with(|| {
+            let p = prog
+                .procs
+                .iter()
+                .find(|p| p.name.name == name)
+                .expect("indexed");
+            (p, p.stmts_preorder().into_iter().map(|(_, s)| s).collect())
+        });
+        self.procs.get(name)?.as_ref()
+    }
+
+    fn proc(&mut self, name: &str) -> Option<&'p Procedure> {
+        self.entry(name).map(|(p, _)| *p)
+    }
+
+    fn stmt_of(&mut self, step: &Step) -> Option<&'p Stmt> {
+        let id = step.stmt?;
+        self.entry(&step.proc)?.1.get(id.0 as usize).copied()
+    }
+}
+
+/// Deepest call level indented as such in a rendered trace; deeper steps keep this indentation
+/// and show their depth, so that the text of a trace through thousands of nested calls stays
+/// proportional to its steps.
+pub const MAX_INDENT_DEPTH: u32 = 32;
 
 fn changes(before: &Valuation, after: &Valuation) -> String {
     let v: Vec<String> = after
@@ -134,9 +177,18 @@ pub fn render_trace(prog: &Program, tr: &Trace) -> String {
     // The callers at active calls and their states at the call, to show what a return
     // changed in the caller.
     let mut calls: Vec<(&str, &Valuation)> = Vec::new();
+    let mut index = StmtIndex::new(prog);
     for st in &tr.steps {
-        let ast = stmt_of(prog, st);
-        let indent = "  ".repeat(st.depth as usize + 1);
+        let ast = index.stmt_of(st);
+        let indent = if st.depth > MAX_INDENT_DEPTH {
+            format!(
+                "{}(depth {}) ",
+                "  ".repeat(MAX_INDENT_DEPTH as usize + 1),
+                st.depth
+            )
+        } else {
+            "  ".repeat(st.depth as usize + 1)
+        };
         let labels: String = st.labels.iter().map(|l| format!("{l}: ")).collect();
         let text = if !st.text.is_empty() {
             st.text.clone()
@@ -168,7 +220,7 @@ pub fn render_trace(prog: &Program, tr: &Trace) -> String {
                     Some(StmtKind::Call { callee, .. }) => callee.name.clone(),
                     _ => "?".into(),
                 };
-                let frame: Vec<String> = prog
+                let frame: Vec<String> = index
                     .proc(&callee)
                     .map(|q| q.frame_vars().map(|v| v.name.clone()).collect())
                     .unwrap_or_default();

@@ -83,7 +83,7 @@ use crate::concrete::{Back, Earlier, ExitState, Fix, StepBack, internal};
 /// The concrete states and steps of a trace, defined next to the backward step that both
 /// walks share.
 pub use crate::concrete::{Concrete, Ctx, PState, RawStep};
-use crate::engine::{Ops, Tabulation, call_edge_of};
+use crate::engine::{Keep, Ops, Tabulation, call_edge_of};
 use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, TargetWhat};
 use crate::trace_stamps::Stamps;
@@ -813,18 +813,14 @@ struct Frame {
 }
 
 /// The default work budget of the shortest-trace search, in BDD nodes of the `(node, layer)`
-/// sets it expands: `max(200_000, 3W / 4)` where `W` is the engine's own work in the same unit
-/// (the total size of its worklist layers). The searches of the test suites and of the
-/// `bp-families` counter programs need at most about `W / 2` above the floor; a straight-line
-/// program of 10,000 statements with `if`s needs `54 W`.
+/// sets it expands: `max(200_000, 2W)` where `W` is the engine's own work in the same unit
+/// (the total size of the new states it added, [`crate::engine::EngineStats::work`]). The
+/// searches of the test suites and of the `bp-families` counter programs need at most about
+/// `W / 2` above the floor, the `relay` programs about `0.8 W` (the engine forgets dead frame
+/// variables, the search does not, so its sets are the larger); a straight-line program of
+/// 10,000 statements with `if`s needs `54 W`.
 pub fn default_budget(t: &Tabulation) -> u64 {
-    let w: u64 = t
-        .layers
-        .iter()
-        .flatten()
-        .map(|(_, b)| b.size() as u64)
-        .sum();
-    (w / 4 * 3).max(200_000)
+    t.stats.work.saturating_mul(2).max(200_000)
 }
 
 /// Extracts the internal (node-level) trace of the error found by the tabulation, and whether
@@ -843,6 +839,11 @@ pub fn extract_raw(
     }
     let mut tr = Tracer::new(m, t, budget.unwrap_or_else(|| default_budget(t)));
     let res = shortest_raw(m, &mut tr);
+    tracing::debug!(
+        work = tr.work.get(),
+        budget = tr.budget,
+        "shortest-trace search"
+    );
     match res {
         Ok(steps) => Ok((steps, true)),
         Err(_) if tr.over_budget.get() => {
@@ -851,6 +852,16 @@ pub fn extract_raw(
                 "trace search budget exceeded; the trace is a real path but not guaranteed shortest"
             );
             drop(tr);
+            // The walk over the stamps needs every node's layers: the engine is run again,
+            // storing them all, when the first run did not (it is deterministic, and its
+            // result is as consistent as the first one's).
+            let all;
+            let t = if t.keep == Keep::All {
+                t
+            } else {
+                all = crate::engine::run(m, false, Keep::All);
+                &all
+            };
             Ok((crate::trace_stamps::extract_raw(m, t)?, false))
         }
         Err(e) => Err(e),

@@ -171,6 +171,29 @@ fn chain_of_1000_procedures() {
 }
 
 #[test]
+fn deep_traces_render_in_text_proportional_to_their_steps() {
+    // The error at call depth 2^8: every step deeper than the indentation cap keeps the cap's
+    // indentation and says its depth, so no line grows with the depth.
+    let src = counter_deep(8);
+    let o = run(&src, Property::AssertsAndSlicError);
+    let tr = o.verdict.trace().expect("the counter reaches all ones");
+    let text = bebop::report::render_trace(&parse(&src), tr);
+    let cap = 2 * (bebop::report::MAX_INDENT_DEPTH as usize + 1);
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start().len();
+        assert!(indent <= cap, "indented by {indent}: {line}");
+    }
+    assert!(
+        text.contains("(depth 256) "),
+        "the deepest steps show their depth"
+    );
+    assert!(
+        text.contains(&format!("{}[", " ".repeat(cap))),
+        "steps at the cap"
+    );
+}
+
+#[test]
 fn recursive_counter_error_at_depth_2k() {
     for k in [4usize, 8, 10] {
         if cfg!(debug_assertions) && k > 8 {

@@ -40,7 +40,10 @@
 use bp_testkit::prng::SplitMix64;
 use std::fmt::Write as _;
 
-/// The four families.
+mod relay;
+pub use relay::{RelayParams, relay};
+
+/// The five families.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
     /// A chain of procedures with random updates (safe).
@@ -51,15 +54,18 @@ pub enum Family {
     Counter,
     /// Pairwise equalities of globals, sensitive to the BDD variable order (safe).
     Order,
+    /// A chain of procedures shaped like c2bp's output, unsafe through the whole chain.
+    Relay,
 }
 
 impl Family {
     /// All families, in table order.
-    pub const ALL: [Family; 4] = [
+    pub const ALL: [Family; 5] = [
         Family::Chain,
         Family::Straight,
         Family::Counter,
         Family::Order,
+        Family::Relay,
     ];
 
     /// The family's name as written in headers and on command lines.
@@ -69,6 +75,7 @@ impl Family {
             Family::Straight => "straight",
             Family::Counter => "counter",
             Family::Order => "order",
+            Family::Relay => "relay",
         }
     }
 
@@ -84,6 +91,7 @@ impl Family {
             Family::Straight => 0x5742_0002,
             Family::Counter => 0xC0DE_0003,
             Family::Order => 0x0BDD_0004,
+            Family::Relay => 0x2E1A_0005,
         }
     }
 }
@@ -136,6 +144,7 @@ pub fn generate(family: Family, size: u32, seed: u64) -> Instance {
         Family::Straight => straight(&StraightParams::for_size(size), seed),
         Family::Counter => counter(&CounterParams::for_size(size), seed),
         Family::Order => order(&OrderParams::for_size(size), seed),
+        Family::Relay => relay(&RelayParams::for_size(size), seed),
     }
 }
 
@@ -302,6 +311,24 @@ fn literal(rng: &mut SplitMix64, pool: Pool) -> Ex {
     if rng.coin() { v } else { Ex::not(v) }
 }
 
+/// A random right-hand side over `pool`: below `cuts[0]` percent `*`, then up to `cuts[1]` a
+/// `schoose` of two literals, up to `cuts[2]` a literal, else a binary formula.
+fn random_rhs(rng: &mut SplitMix64, pool: Pool, cuts: [usize; 3]) -> Ex {
+    let roll = rng.below(100);
+    if roll < cuts[0] {
+        Ex::Star
+    } else if roll < cuts[1] {
+        match small_formula(rng, pool) {
+            Ex::Bin(_, p, n) => Ex::Schoose(p, n),
+            _ => unreachable!("small_formula is binary"),
+        }
+    } else if roll < cuts[2] {
+        literal(rng, pool)
+    } else {
+        small_formula(rng, pool)
+    }
+}
+
 /// The variable of a literal (`v`, `!v`, `'v`, `!'v`).
 fn root_var(e: &Ex) -> Option<usize> {
     match e {
@@ -443,15 +470,7 @@ fn update(
             if t == inv.a {
                 return Ex::Star;
             }
-            match rng.below(100) {
-                0..30 => Ex::Star,
-                30..55 => match small_formula(rng, pool) {
-                    Ex::Bin(_, p, n) => Ex::Schoose(p, n),
-                    _ => unreachable!("small_formula is binary"),
-                },
-                55..75 => literal(rng, pool),
-                _ => small_formula(rng, pool),
-            }
+            random_rhs(rng, pool, [30, 55, 75])
         })
         .collect();
 
@@ -1294,7 +1313,7 @@ mod tests {
                         text.replace_range(assume..end, "  skip;");
                         text
                     }
-                    Family::Counter => continue,
+                    Family::Counter | Family::Relay => continue,
                 };
                 assert_ne!(mutant, inst.text);
                 let prog = bp_grammar::parse(&mutant).expect("mutant parses");

@@ -1,4 +1,4 @@
-//! Performance benchmark of `bebop`: deterministic generators of four families of Boolean
+//! Performance benchmark of `bebop`: deterministic generators of five families of Boolean
 //! programs ([`families`]) and, in `src/bin/`, the tools that use them: `bp-families` writes the
 //! generated `.bp` files, `bebop-bench` times the release `bebop` on them and prints a table.
 //!
@@ -10,6 +10,7 @@
 //! | `straight` | 10,000·s statements in `main`, 30 globals + 30 locals | safe |
 //! | `counter` | a K-bit counter incremented once per recursive call, K = 8, 9, 10 | unsafe, at depth 2^K − 1 |
 //! | `order` | pairwise invariants `g_i = g_{i+n/2}` over n = 20·s globals | safe |
+//! | `relay` | 25,000·s statements shaped like c2bp's output, a chain of 1,000·s procedures, 10 globals, 6 locals | unsafe, through the whole chain |
 #![deny(missing_docs)]
 
 pub mod families;

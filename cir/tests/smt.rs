@@ -263,6 +263,86 @@ fn conversions_to_narrow_types() {
     }
 }
 
+/// Integer mode reduces a value into a narrower or unsigned type without `mod` when the value's
+/// range meets at most two multiples of 2^w; the result must be C's at the edges of each case
+/// (one multiple, two, and more, where `mod` stays), in both semantics.
+#[test]
+fn reductions_into_a_type_are_exact_at_their_edges() {
+    let p = ilp32();
+    let (uc, u, c, x) = (var(&p, "uc"), var(&p, "u"), var(&p, "c"), var(&p, "x"));
+    let uchar = ty(IntKind::UChar);
+    // (expression, the variable fixed, (its value, the expression's value) at the edges)
+    type Case<'a> = (Expr, &'a Expr, Vec<(i128, i128)>);
+    let cases: Vec<Case> = vec![
+        // (unsigned char)(uc + 200): uc + 200 spans [200, 455], two multiples of 256.
+        (
+            cast(uchar.clone(), bin(&p, BinOp::Add, uc.clone(), k(200))),
+            &uc,
+            vec![(0, 200), (55, 255), (56, 0), (255, 199)],
+        ),
+        // (unsigned char)(uc - 3): [-3, 252].
+        (
+            cast(uchar.clone(), bin(&p, BinOp::Sub, uc.clone(), k(3))),
+            &uc,
+            vec![(0, 253), (2, 255), (3, 0), (255, 252)],
+        ),
+        // (signed char)(c + 100): [-28, 227] into [-128, 127].
+        (
+            cast(ty(IntKind::SChar), bin(&p, BinOp::Add, c.clone(), k(100))),
+            &c,
+            vec![(-128, -28), (27, 127), (28, -128), (127, -29)],
+        ),
+        // (unsigned short)(uc * 300): [0, 76500], two multiples of 65536.
+        (
+            cast(ty(IntKind::UShort), bin(&p, BinOp::Mul, uc.clone(), k(300))),
+            &uc,
+            vec![(218, 65400), (219, 164), (255, 10964)],
+        ),
+        // (unsigned char)(x): every multiple, `mod` as before.
+        (
+            cast(uchar.clone(), x.clone()),
+            &x,
+            vec![(-1, 255), (-257, 255), (300, 44), (2147483647, 255)],
+        ),
+        // u + 1 and u - 1 wrap.
+        (
+            bin(&p, BinOp::Add, u.clone(), ku(1)),
+            &u,
+            vec![(0, 1), (4294967294, 4294967295), (4294967295, 0)],
+        ),
+        (
+            bin(&p, BinOp::Sub, u.clone(), ku(1)),
+            &u,
+            vec![(0, 4294967295), (1, 0)],
+        ),
+        // u * 3 meets three multiples of 2^32: `mod`.
+        (
+            bin(&p, BinOp::Mul, u.clone(), ku(3)),
+            &u,
+            vec![
+                (1431655765, 4294967295),
+                (1431655766, 2),
+                (4294967295, 4294967293),
+            ],
+        ),
+    ];
+    for sem in [INT, BV] {
+        for (e, v, points) in &cases {
+            for &(at, want) in points {
+                let given = eq(&p, (*v).clone(), Expr::int(at, v.ty.clone()));
+                let goal = eq(&p, e.clone(), Expr::int(want, e.ty.clone()));
+                assert_eq!(
+                    valid(&p, sem, std::slice::from_ref(&given), &goal),
+                    Answer::Valid,
+                    "{sem}: {} at {} = {at} is {want}",
+                    p.show_expr(e),
+                    p.show_expr(v),
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn division_truncates_toward_zero() {
     let p = ilp32();

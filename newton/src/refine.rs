@@ -1153,6 +1153,9 @@ fn constant(prog: &Program, e: &Expr) -> Option<i128> {
 /// in integer mode; modulo 2^w for unsigned types, and for every type in bit-vector mode).
 fn fold_identities(prog: &Program, e: &Expr) -> Expr {
     e.map_bottom_up(&mut |x| {
+        if let Some(unwrapped) = drop_inner_wraps(prog, &x) {
+            return unwrapped;
+        }
         let ExprKind::Binary(op, a, b) = &x.kind else {
             return x;
         };
@@ -1183,7 +1186,9 @@ fn fold_constants(prog: &Program, x: &Expr) -> Option<Expr> {
         return None;
     };
     let (k1, k2) = (constant(prog, c1)?, constant(prog, c2)?);
-    if inner.ty != x.ty || a.ty != x.ty || c1.ty != x.ty || c2.ty != x.ty {
+    // `a` may be narrower than the operation (`b + 255 - 3` with `b` an `unsigned char`): it is
+    // promoted to it in both steps alike.
+    if inner.ty != x.ty || a.ty.promoted() != x.ty || c1.ty != x.ty || c2.ty != x.ty {
         return None;
     }
     let signed = |o: &BinOp, k: i128| if *o == BinOp::Add { k } else { -k };
@@ -1203,6 +1208,124 @@ fn fold_constants(prog: &Program, x: &Expr) -> Option<Expr> {
     (lo <= m && m <= hi).then(|| Expr {
         kind: ExprKind::Binary(o, a.clone(), Box::new(Expr::int(m, x.ty.clone()))),
         ty: x.ty.clone(),
+    })
+}
+
+/// The width of `ty` when it is an integer type other than `_Bool` (whose conversion is a test
+/// against zero, not a reduction modulo 2).
+fn int_width(prog: &Program, ty: &CType) -> Option<(u32, bool)> {
+    match ty {
+        CType::Int(k) if *k != cir::types::IntKind::Bool => {
+            Some((k.width(prog.data_model), k.is_signed()))
+        }
+        _ => None,
+    }
+}
+
+/// `(T)y` for an unsigned `T` of width w narrower than `y`'s type, without the conversions
+/// inside `y` that `(T)` makes redundant: under `+`, `-`, `*` and negation, an operand
+/// converted to integer types at least w wide is its unconverted self modulo 2^w (every
+/// integer conversion to a type of width W ≥ w keeps the value modulo 2^W), and reduction
+/// modulo 2^w is a ring homomorphism, so the value of `(T)y` does not change
+/// (`(unsigned char)((unsigned char)(b + 255) - 3)` is `(unsigned char)(b + 252)` once the
+/// constants fold). Exact under both semantics: the narrowing `(T)` is a reduction modulo 2^w
+/// of any integer, and the operations in `y` are exact over the integers or modulo 2^W with
+/// W ≥ w. An operand is replaced only by one whose promoted type is the same, so the text
+/// means the same when it is read again. Without this, a loop over an `unsigned char` counter
+/// unrolled by weakest preconditions nests one more conversion per iteration, which hides the
+/// repetition from the divergence detector and grows every prover query.
+fn drop_inner_wraps(prog: &Program, x: &Expr) -> Option<Expr> {
+    let ExprKind::Cast(y) = &x.kind else {
+        return None;
+    };
+    let (w, signed) = int_width(prog, &x.ty)?;
+    if signed || int_width(prog, &y.ty)?.0 <= w {
+        return None;
+    }
+    let stripped = strip_wraps(prog, y, w);
+    let inner = match &stripped {
+        Some(s) => fold_identities(prog, s),
+        None => (**y).clone(),
+    };
+    let reduced = reduce_addend(prog, &inner, w);
+    if stripped.is_none() && reduced.is_none() {
+        return None;
+    }
+    Some(Expr {
+        kind: ExprKind::Cast(Box::new(reduced.unwrap_or(inner))),
+        ty: x.ty.clone(),
+    })
+}
+
+/// `a ± k` under a reduction modulo 2^w (see [`drop_inner_wraps`]) with `k` replaced by its
+/// residue nearest to zero (`(unsigned char)(b + 759)` is `(unsigned char)(b - 9)`), so that the
+/// predicates of successive unrolled iterations meet again instead of growing; `None` when `k`
+/// is already that residue.
+fn reduce_addend(prog: &Program, e: &Expr, w: u32) -> Option<Expr> {
+    let ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), a, c) = &e.kind else {
+        return None;
+    };
+    let k = constant(prog, c)?;
+    let k = if *op == BinOp::Add { k } else { -k };
+    let m = 1i128 << w;
+    let r = k.rem_euclid(m);
+    let r = if r > m / 2 { r - m } else { r };
+    if r == k {
+        return None;
+    }
+    if r == 0 {
+        return Some((**a).clone());
+    }
+    let (o, v) = if r > 0 {
+        (BinOp::Add, r)
+    } else {
+        (BinOp::Sub, -r)
+    };
+    Some(Expr {
+        kind: ExprKind::Binary(o, a.clone(), Box::new(Expr::int(v, c.ty.clone()))),
+        ty: e.ty.clone(),
+    })
+}
+
+/// `y` with the redundant conversions of [`drop_inner_wraps`] removed, or `None` when it has
+/// none.
+fn strip_wraps(prog: &Program, y: &Expr, w: u32) -> Option<Expr> {
+    if int_width(prog, &y.ty)?.0 < w {
+        return None;
+    }
+    let kind = match &y.kind {
+        ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), a, b) => {
+            let (na, nb) = (strip_wraps(prog, a, w), strip_wraps(prog, b, w));
+            if na.is_none() && nb.is_none() {
+                return None;
+            }
+            ExprKind::Binary(
+                *op,
+                Box::new(na.unwrap_or_else(|| (**a).clone())),
+                Box::new(nb.unwrap_or_else(|| (**b).clone())),
+            )
+        }
+        ExprKind::Unary(UnOp::Neg, a) => {
+            ExprKind::Unary(UnOp::Neg, Box::new(strip_wraps(prog, a, w)?))
+        }
+        ExprKind::Cast(_) => {
+            let mut inner = y;
+            while let ExprKind::Cast(z) = &inner.kind
+                && int_width(prog, &inner.ty).is_some_and(|(wi, _)| wi >= w)
+                && int_width(prog, &z.ty).is_some_and(|(wz, _)| wz >= w)
+            {
+                inner = z;
+            }
+            if std::ptr::eq(inner, y) || inner.ty.promoted() != y.ty.promoted() {
+                return None;
+            }
+            return Some(strip_wraps(prog, inner, w).unwrap_or_else(|| inner.clone()));
+        }
+        _ => return None,
+    };
+    Some(Expr {
+        kind,
+        ty: y.ty.clone(),
     })
 }
 

@@ -5,11 +5,11 @@
 //! is `$BEBOP`, else `target/release/bebop`), and records the wall time, the CPU time and the
 //! child's peak resident set (from `wait4`'s `rusage`), the largest BDD and the iteration count
 //! that `--stats` reports, and whether the verdict is the expected one (exit 0 for the safe
-//! families, exit 10 with a trace for `counter`). For the safe families it also checks, once at
-//! size 1 and untimed, that `bebop --label SLIC_OK` reaches the final assert, so that "safe" is
-//! not vacuous; for `counter` it reruns `bebop --trace-json` (untimed) and checks that the
-//! reference interpreter of `bp-testkit` replays the trace and that the error is at call depth
-//! 2^K − 1. The child runs under a time limit (killed after it) and an address-space limit.
+//! families, exit 10 with a trace for `counter` and `relay`). For the safe families it also
+//! checks, once at size 1 and untimed, that `bebop --label SLIC_OK` reaches the final assert, so
+//! that "safe" is not vacuous; for the unsafe ones it reruns `bebop --trace-json` (untimed) and
+//! checks that the reference interpreter of `bp-testkit` replays the trace and that the error is
+//! at the expected call depth (2^K − 1 for `counter`, `main` for `relay`). The child runs under a time limit (killed after it) and an address-space limit.
 //!
 //! Rows over the goal (2 s wall time, 1 GB peak RSS) are marked. The table also goes to
 //! `bench-out/results.csv`. Exit status: 1 on a wrong verdict, a crash or a failed label check
@@ -649,7 +649,7 @@ fn main() -> ExitCode {
         .collect();
     if !traced.is_empty() {
         println!(
-            "traces replayed by the reference interpreter, error at depth 2^K - 1: {}",
+            "traces replayed by the reference interpreter, error at the expected call depth: {}",
             traced.join(", ")
         );
     }

@@ -413,7 +413,88 @@ impl<'p> Encoder<'p> {
     /// The value of `e` converted to type `to`.
     pub(super) fn value_as(&mut self, e: &Expr, to: &CType) -> Num {
         let v = self.value(e);
+        if let (Num::I(i), Some(rf), Some(rt)) = (&v, self.repr(&e.ty), self.repr(to))
+            && !rt.is_bool
+            && !self.modular
+            && rf.width > rt.width
+            && let Some(span) = self.interval(e)
+            && let Some(w) = reduce_in(i, span, rt)
+        {
+            return Num::I(w);
+        }
         self.convert(v, &e.ty, to)
+    }
+
+    /// The values the integer-mode encoding of `e` can take in a state that satisfies the
+    /// range facts, when they are few enough to say: a leaf of an integer type is within its
+    /// type's range, an unsigned operation is reduced into it, a signed `+ - *` spans what its
+    /// operands span (integer mode computes it over the integers).
+    fn interval(&self, e: &Expr) -> Option<(i128, i128)> {
+        let CType::Int(_) = e.ty else {
+            return None;
+        };
+        let r = self.repr(&e.ty)?;
+        if r.is_bool {
+            return Some((0, 1));
+        }
+        match &e.kind {
+            ExprKind::Const(v) => {
+                let w = wrap_i128(*v, r);
+                Some((w, w))
+            }
+            ExprKind::Var(_) | ExprKind::Deref(_) | ExprKind::Field(..) | ExprKind::Index(..) => {
+                Some(r.range())
+            }
+            ExprKind::Cast(a) => {
+                let (rf, (flo, fhi)) = (self.repr(&a.ty)?, self.repr(&a.ty)?.range());
+                let (tlo, thi) = r.range();
+                if rf.is_bool || (tlo <= flo && fhi <= thi) {
+                    return self.interval(a);
+                }
+                // Reduced into the target's range, except a signed value out of its own range
+                // converted without `mod` (see `convert`).
+                let (lo, hi) = self.interval(a)?;
+                (flo <= lo && hi <= fhi).then_some((tlo, thi))
+            }
+            ExprKind::Binary(op, _, _) if op.is_comparison() => Some((0, 1)),
+            ExprKind::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul, _, _) if !r.signed => {
+                Some(r.range())
+            }
+            ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), a, b) => {
+                self.arith_interval(*op, a, b, &e.ty)
+            }
+            _ => None,
+        }
+    }
+
+    /// The values of `a op b` computed over the integers on operands converted to `ty`, before
+    /// any reduction into `ty`'s range.
+    fn arith_interval(&self, op: BinOp, a: &Expr, b: &Expr, ty: &CType) -> Option<(i128, i128)> {
+        let as_ty = |x: &Expr| {
+            if x.ty == *ty {
+                self.interval(x)
+            } else {
+                self.interval(&Expr {
+                    kind: ExprKind::Cast(Box::new(x.clone())),
+                    ty: ty.clone(),
+                })
+            }
+        };
+        let ((al, ah), (bl, bh)) = (as_ty(a)?, as_ty(b)?);
+        match op {
+            BinOp::Add => Some((al.checked_add(bl)?, ah.checked_add(bh)?)),
+            BinOp::Sub => Some((al.checked_sub(bh)?, ah.checked_sub(bl)?)),
+            BinOp::Mul => {
+                let ps = [
+                    al.checked_mul(bl)?,
+                    al.checked_mul(bh)?,
+                    ah.checked_mul(bl)?,
+                    ah.checked_mul(bh)?,
+                ];
+                Some((*ps.iter().min()?, *ps.iter().max()?))
+            }
+            _ => None,
+        }
     }
 
     /// Converts a value of type `from` to type `to` (C11 6.3.1.3, gcc's wrap-around for the
@@ -701,7 +782,14 @@ impl<'p> Encoder<'p> {
         let bconst = self.const_value(b).map(|v| wrap_i128(v, r));
         let aconst = self.const_value(a).map(|v| wrap_i128(v, r));
         match (x, y) {
-            (Num::I(x), Num::I(y)) => self.binary_int(op, x, y, aconst, bconst, ty, r),
+            (Num::I(x), Num::I(y)) => {
+                let span = if r.signed || self.modular {
+                    None
+                } else {
+                    self.arith_interval(op, a, b, ty)
+                };
+                self.binary_int(op, x, y, (aconst, bconst), span, ty, r)
+            }
             (Num::B(x), Num::B(y)) => self.binary_bv(op, x, y, bconst, ty, r),
             _ => unreachable!("mixed integer and bit-vector values"),
         }
@@ -713,12 +801,17 @@ impl<'p> Encoder<'p> {
         op: BinOp,
         x: Int,
         y: Int,
-        xc: Option<i128>,
-        yc: Option<i128>,
+        (xc, yc): (Option<i128>, Option<i128>),
+        span: Option<(i128, i128)>,
         ty: &CType,
         r: Repr,
     ) -> Num {
-        let wrap = |s: &Self, v: Int| s.wrap_unsigned(v, r);
+        // An unsigned `+ - *` whose operands' ranges are known is reduced without `mod` (see
+        // `reduce_in`): `x + 1` is `x + 1 >= 2^w ? x + 1 - 2^w : x + 1`.
+        let wrap = |s: &Self, v: Int| match span.and_then(|sp| reduce_in(&v, sp, r)) {
+            Some(w) => w,
+            None => s.wrap_unsigned(v, r),
+        };
         match op {
             BinOp::Add => Num::I(wrap(self, x + y)),
             BinOp::Sub => Num::I(wrap(self, x - y)),
@@ -921,4 +1014,28 @@ fn wrap_i128(v: i128, r: Repr) -> i128 {
     let m = 1i128 << r.width;
     let u = v.rem_euclid(m);
     if r.signed && u > hi { u - m } else { u }
+}
+
+/// `i` reduced into `rt`'s range as `convert` does with `mod`, written without `mod` when `i`
+/// lies in `span` and the span meets at most two multiples of 2^w: a difference, or a choice of
+/// two (the same value in every state where `i` is in `span`, and linear for Z3).
+fn reduce_in(i: &Int, (lo, hi): (i128, i128), rt: Repr) -> Option<Int> {
+    let m = 1i128 << rt.width;
+    let (k0, k1) = (lo.div_euclid(m), hi.div_euclid(m));
+    if k1 - k0 > 1 {
+        return None;
+    }
+    let low = i - Int::from_i128(k0 * m);
+    let u = if k1 == k0 {
+        low
+    } else {
+        i.ge(Int::from_i128(k1 * m))
+            .ite(&(i - Int::from_i128(k1 * m)), &low)
+    };
+    Some(if rt.signed {
+        let half = Int::from_i128(m / 2);
+        u.ge(&half).ite(&(&u - Int::from_i128(m)), &u)
+    } else {
+        u
+    })
 }
