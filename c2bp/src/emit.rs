@@ -40,7 +40,8 @@ use cir::wp::{convert, mentions_var, reads_alias, wp_assign};
 
 use bp_c::names::{CallTemp, caller_reading};
 
-use crate::cubes::{Cube, Enumerator, Memo, Prior, SearchStats, VarSet};
+use crate::cubes::{Cube, Enumerator, Memo, PredVar, Prior, SearchStats, VarSet, locations};
+use crate::reuse::{EdgeSlot, EdgeText, EdgeTexts, ReuseStats, vocabulary};
 use crate::signature::{ModSet, Signature, call_targets, external_mod, reads_any};
 use crate::{Abstraction, Options};
 
@@ -69,6 +70,9 @@ pub struct Shared<'a> {
     pub prior: std::sync::Arc<Prior>,
     /// The local inconsistent cubes of each function in the previous abstraction (read-only).
     pub local_enforce: &'a std::collections::HashMap<String, LocalCubes>,
+    /// The statements of the previous abstraction by function and edge, with their keys
+    /// (read-only; [`crate::reuse`]).
+    pub stmts: &'a EdgeTexts,
 }
 
 /// The inconsistent cubes of one function that contain a local predicate, by the texts of
@@ -110,6 +114,8 @@ pub struct ProcStats {
     pub seeded: u64,
     /// The text is the previous abstraction's ([`proc_key`] unchanged): nothing was searched.
     pub reused: bool,
+    /// Edges whose statements were reused or translated ([`crate::reuse`]).
+    pub stmts: ReuseStats,
 }
 
 /// The text of one Boolean procedure and its counters.
@@ -122,9 +128,16 @@ pub struct ProcOut {
     pub memo: Memo,
     /// The local inconsistent cubes found (for later abstractions).
     pub local_enforce: Option<LocalCubes>,
+    /// The statements of each edge with its key (for later abstractions; empty when the
+    /// whole text was reused).
+    pub edges: Vec<EdgeSlot>,
+    /// The offset in `text` of each statement (its annotation line), in order: the procedure
+    /// is parsed statement by statement ([`crate::assemble`]).
+    pub stmt_starts: Vec<usize>,
 }
 
 /// One `.bp` statement of an edge's translation.
+#[derive(Clone)]
 struct St {
     part: &'static str,
     text: String,
@@ -172,10 +185,13 @@ impl Layout {
 struct BodyWriter {
     body: String,
     pending_label: Option<String>,
+    /// The offset in `body` of each statement.
+    starts: Vec<usize>,
 }
 
 impl BodyWriter {
     fn put(&mut self, ann: String, label: Option<String>, text: &str) {
+        self.starts.push(self.body.len());
         let body = &mut self.body;
         body.push_str("  ");
         body.push_str(&ann);
@@ -255,6 +271,10 @@ struct FnCx<'s, 'a, 'c, 'z> {
     /// excluded after each statement that assigns one of their predicates (not by `enforce`,
     /// see [`FnCx::enforce`]).
     mixed: Vec<Cube>,
+    /// Per node, its only incoming edge (`None`: none or several).
+    only_incoming: Vec<Option<usize>>,
+    /// Per edge, its key and statements (for later abstractions).
+    slots: Vec<EdgeSlot>,
 }
 
 /// Translates functions one after the other in one Z3 context and solver: a solver costs
@@ -303,8 +323,10 @@ fn translate_in(sh: &Shared<'_>, cx: &mut SolverCx<'_>, fid: FuncId) -> ProcOut 
         },
         local_cubes: None,
         mixed: Vec::new(),
+        only_incoming: only_incoming(f),
+        slots: Vec::new(),
     };
-    let text = cx.procedure();
+    let (text, stmt_starts) = cx.procedure();
     cx.stats.seconds = start.elapsed().as_secs_f64();
     cx.stats.queries = cx.cx.queries() - queries_before;
     cx.stats.capped = cx.search.capped;
@@ -316,7 +338,23 @@ fn translate_in(sh: &Shared<'_>, cx: &mut SolverCx<'_>, fid: FuncId) -> ProcOut 
         stats: cx.stats,
         memo: std::mem::take(&mut cx.search.memo),
         local_enforce: cx.local_cubes.take(),
+        edges: std::mem::take(&mut cx.slots),
+        stmt_starts,
     }
+}
+
+/// Per node of `f`, the only edge into it (`None`: no edge or several).
+fn only_incoming(f: &Function) -> Vec<Option<usize>> {
+    let mut count = vec![0usize; f.nodes as usize];
+    let mut last = vec![None; f.nodes as usize];
+    for (i, e) in f.edges.iter().enumerate() {
+        count[e.to.0 as usize] += 1;
+        last[e.to.0 as usize] = Some(i);
+    }
+    last.into_iter()
+        .zip(count)
+        .map(|(l, c)| if c == 1 { l } else { None })
+        .collect()
 }
 
 fn annotation(prog: &Program, edge: Option<&Edge>, part: &str, pos: cir::ir::SrcPos) -> String {
@@ -464,16 +502,19 @@ impl FnCx<'_, '_, '_, '_> {
     /// The variables in scope for an edge: the body's, plus the return temporaries of the call
     /// edge that is the only way into the edge's source node.
     fn scope_for(&self, e: &Edge) -> VarSet {
-        let incoming: Vec<&Edge> = self.f.edges.iter().filter(|x| x.to == e.from).collect();
         let mut vs = self.body.clone();
-        if let [c] = incoming.as_slice()
-            && let Some(rets) = self.call_returns(c)
-        {
-            for (name, expr) in rets {
-                vs.push(self.prog(), self.sh.pts, name, &expr);
-            }
+        for (name, expr) in self.scope_temps(e) {
+            vs.push(self.prog(), self.sh.pts, name, &expr);
         }
         vs
+    }
+
+    /// The return temporaries in scope for an edge besides the body's variables (see
+    /// [`FnCx::scope_for`]).
+    fn scope_temps(&self, e: &Edge) -> Vec<(String, Expr)> {
+        self.only_incoming[e.from.0 as usize]
+            .and_then(|c| self.call_returns(&self.f.edges[c]))
+            .unwrap_or_default()
     }
 
     /// The return temporaries of a call edge with a single defined callee, with their meaning
@@ -536,15 +577,15 @@ impl FnCx<'_, '_, '_, '_> {
         (targets, kept)
     }
 
-    /// The procedure's text.
-    fn procedure(&mut self) -> String {
+    /// The procedure's text and the offset of each statement in it.
+    fn procedure(&mut self) -> (String, Vec<usize>) {
         let f = self.f;
         // The inconsistent cubes first: they prune every cube search of the procedure.
         let enforce = self.enforce();
         // Translate every edge (alternatives of statement lists).
         let mut blocks: Vec<Vec<Vec<St>>> = Vec::with_capacity(f.edges.len());
-        for e in &f.edges {
-            let alts = self.edge(e);
+        for (i, e) in f.edges.iter().enumerate() {
+            let alts = self.edge_reusing(i, e);
             blocks.push(alts);
         }
         let init = if f.name == "main" {
@@ -554,14 +595,16 @@ impl FnCx<'_, '_, '_, '_> {
         };
         let layout = Layout::new(f, &blocks);
         let body = self.body(&blocks, init.as_deref(), &layout);
-        self.with_header(enforce, &body)
+        let text = self.with_header(enforce, &body.body);
+        let head = text.len() - body.body.len() - "end\n".len();
+        (text, body.starts.iter().map(|s| s + head).collect())
     }
 
     /// The statements of the procedure, node by node: `main`'s initialisation of the globals,
     /// the exclusion of the mixed inconsistent cubes at the entry, then each node's blocks
     /// ([`Self::node_blocks`]), `return` at the exit and `assume F;` at a node without
     /// successors.
-    fn body(&self, blocks: &[Vec<Vec<St>>], init: Option<&str>, layout: &Layout) -> String {
+    fn body(&self, blocks: &[Vec<Vec<St>>], init: Option<&str>, layout: &Layout) -> BodyWriter {
         let prog = self.sh.prog;
         let f = self.f;
         let mut w = BodyWriter::default();
@@ -600,7 +643,7 @@ impl FnCx<'_, '_, '_, '_> {
             }
             self.node_blocks(&mut w, blocks, layout, outs);
         }
-        w.body
+        w
     }
 
     /// The blocks of the edges `outs` of one node: a `goto` to all of them when there is a
@@ -819,6 +862,162 @@ impl FnCx<'_, '_, '_, '_> {
             part,
             text: text.unwrap_or_else(|| "skip;".into()),
         }
+    }
+
+    /// The translation of edge `i` (`e`): the previous abstraction's statements when the
+    /// edge's key ([`FnCx::edge_key`]) is unchanged, else [`FnCx::edge`]'s, kept with the key
+    /// for the next abstraction unless one of its searches stopped at its budget or met an
+    /// `unknown` (answers a fresh translation need not reproduce).
+    fn edge_reusing(&mut self, i: usize, e: &Edge) -> Vec<Vec<St>> {
+        let key = self.edge_key(e);
+        let earlier = self.sh.stmts.get(&self.f.id).and_then(|v| v.get(i));
+        if let Some(Some((k, t))) = earlier
+            && *k == key
+        {
+            self.stats.updates += t.updates;
+            self.stats.star_updates += t.star_updates;
+            self.temps.extend(t.temps.iter().cloned());
+            self.stats.stmts.reused += 1;
+            let alts = t
+                .blocks
+                .iter()
+                .map(|alt| {
+                    alt.iter()
+                        .map(|(part, text)| St {
+                            part,
+                            text: text.clone(),
+                        })
+                        .collect()
+                })
+                .collect();
+            self.slots.push(Some((key, t.clone())));
+            return alts;
+        }
+        let (updates, stars, temps) = (
+            self.stats.updates,
+            self.stats.star_updates,
+            self.temps.len(),
+        );
+        let (capped, unknowns) = (self.search.capped, self.cx.unknowns());
+        let alts = self.edge(e);
+        self.stats.stmts.translated += 1;
+        let kept = self.search.capped == capped && self.cx.unknowns() == unknowns;
+        if !kept {
+            self.stats.stmts.not_kept += 1;
+        }
+        let text = kept.then(|| {
+            std::sync::Arc::new(EdgeText {
+                blocks: alts
+                    .iter()
+                    .map(|alt| alt.iter().map(|s| (s.part, s.text.clone())).collect())
+                    .collect(),
+                updates: self.stats.updates - updates,
+                star_updates: self.stats.star_updates - stars,
+                temps: self.temps[temps..].to_vec(),
+            })
+        });
+        self.slots.push(text.map(|t| (key, t)));
+        alts
+    }
+
+    /// What the translation of edge `e` reads ([`crate::reuse`]): its vocabulary — the
+    /// variables in its scope connected to the locations it reads or writes and to the
+    /// predicates it may change (those reading a location it may write, or a call's result
+    /// variable), with the return temporaries of a call — by name and meaning in scope order,
+    /// the inconsistent cubes over it (pruning, mixed ones excluded after an update), the own
+    /// return predicates for a `return`, and for a call the predicates and signature of every
+    /// function it may enter.
+    fn edge_key(&self, e: &Edge) -> String {
+        let (prog, pts) = (self.sh.prog, self.sh.pts);
+        let mut extra = VarSet::default();
+        for (name, x) in self.scope_temps(e) {
+            extra.push(prog, pts, name, &x);
+        }
+        let mut locs = BTreeSet::new();
+        let mut k = String::new();
+        let mut mods: Vec<ModSet> = Vec::new();
+        let mut writes: Option<&Expr> = None;
+        let mut result: Option<VarId> = None;
+        match &e.kind {
+            EdgeKind::Assign { lhs, rhs } => {
+                locs.extend(locations(lhs, pts));
+                locs.extend(locations(rhs, pts));
+                writes = Some(lhs);
+            }
+            EdgeKind::Havoc { lhs, .. } => writes = Some(lhs),
+            EdgeKind::Assume(c) => locs.extend(locations(c, pts)),
+            EdgeKind::Return(val) => {
+                if let Some(v) = val {
+                    locs.extend(locations(v, pts));
+                }
+                for p in self.own.iter().filter(|p| p.is_return_predicate()) {
+                    locs.extend(locations(&p.expr, pts));
+                    let _ = write!(k, "{}={};", p.name(), p.text);
+                }
+            }
+            EdgeKind::Error { .. } | EdgeKind::Halt { .. } | EdgeKind::Skip => return k,
+            EdgeKind::Call { ret, callee, args } => {
+                for a in args {
+                    locs.extend(locations(a, pts));
+                }
+                result = *ret;
+                let (targets, external) = call_targets(prog, pts, callee);
+                for &g in &targets {
+                    mods.push(self.sh.mods[g.0 as usize].clone());
+                    let gf = &prog.functions[g.0 as usize];
+                    let _ = write!(k, "|{}:", gf.name);
+                    let gown = own_preds(self.sh.preds, gf);
+                    for p in gown {
+                        k.push_str(&p.text);
+                        k.push(';');
+                    }
+                    let sig = &self.sh.sigs[g.0 as usize];
+                    let _ = write!(k, "{sig:?}");
+                    if gf.name == "main" {
+                        continue;
+                    }
+                    for &i in &sig.formals {
+                        let w = caller_reading(prog, gf, None, args, &gown[i].expr);
+                        locs.extend(locations(&w, pts));
+                    }
+                    for (name, x) in self.returns_of(e, g, *ret, args).1 {
+                        extra.push(prog, pts, name, &x);
+                    }
+                }
+                if external || targets.is_empty() {
+                    mods.push(match callee {
+                        Callee::Nondet(_) => ModSet::default(),
+                        _ => external_mod(pts, args),
+                    });
+                }
+            }
+        }
+        let vars: Vec<&PredVar> = self.body.vars.iter().chain(&extra.vars).collect();
+        let voc = vocabulary(&vars, &locs, |v| {
+            writes.is_some_and(|lhs| reads_alias(&v.expr, lhs, pts))
+                || result.is_some_and(|r| mentions_var(&v.expr, r))
+                || mods.iter().any(|m| reads_any(pts, &v.expr, m))
+        });
+        let mut inside = vec![false; vars.len()];
+        let mut texts = std::collections::HashSet::new();
+        k.push('|');
+        for &i in &voc {
+            inside[i] = true;
+            let text = prog.show_expr(&vars[i].expr);
+            let _ = write!(k, "{}={text};", vars[i].name);
+            texts.insert(text);
+        }
+        for c in &self.known {
+            if c.iter().all(|(t, _)| texts.contains(t)) {
+                let _ = write!(k, "|{c:?}");
+            }
+        }
+        for c in &self.mixed {
+            if c.iter().all(|l| inside[l.0]) {
+                let _ = write!(k, "|{c:?}");
+            }
+        }
+        k
     }
 
     /// The translation of one edge: alternatives (more than one only for a call through a

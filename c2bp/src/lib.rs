@@ -25,9 +25,11 @@
 //! the schedule (every answer of the prover is deterministic, `unknown` included, thanks to its
 //! resource limit and a fresh context per query).
 
+pub mod assemble;
 pub mod cubes;
 pub mod emit;
 mod exact;
+pub mod reuse;
 pub mod signature;
 
 use std::fmt::Write as _;
@@ -200,6 +202,13 @@ impl Output {
                 "  exact relations over --max-cubes or the query limit (Cartesian kept): {over}"
             );
         }
+        let reused: u64 = self.procs.iter().map(|p| p.stmts.reused).sum();
+        let translated: u64 = self.procs.iter().map(|p| p.stmts.translated).sum();
+        let not_kept: u64 = self.procs.iter().map(|p| p.stmts.not_kept).sum();
+        let _ = writeln!(
+            out,
+            "  edges: {reused} reused, {translated} abstracted ({not_kept} not kept: budget)"
+        );
         let memo: u64 = self.procs.iter().map(|p| p.memo_hits).sum();
         let _ = writeln!(out, "  cube searches answered from the memo: {memo}");
         let prior: u64 = self.procs.iter().map(|p| p.prior_hits).sum();
@@ -234,17 +243,21 @@ impl Output {
 }
 
 /// What one abstraction of a program passes to the next (the refinement loop abstracts the
-/// same program with growing predicate sets: most work recurs): cube-search answers, the
-/// inconsistent cubes of `enforce`, each procedure's text with the inputs it was made from,
-/// and the parses of the procedure texts. Each abstraction reads what the earlier ones left
-/// and adds its own when it is done, so its output does not depend on the schedule of its
-/// parallel procedures. Everything is valid for one program and one set of options, which the
-/// cache checks (a cache used otherwise starts empty): the output is the one a fresh
-/// abstraction computes, up to Z3 answers that depend on the history of a solver session
-/// (resource-limit `unknown`s, which only add `*`).
+/// same program with growing predicate sets: most work recurs): the points-to facts and mod
+/// sets, cube-search answers, the inconsistent cubes of `enforce`, each procedure's text and
+/// each edge's statements with the inputs they were made from ([`emit::proc_key`],
+/// [`reuse`]), and the parses of procedure heads and statements ([`assemble`]). Each
+/// abstraction reads what the earlier ones left and adds its own when it is done, so its
+/// output does not depend on the schedule of its parallel procedures. Everything is valid for
+/// one program and one set of options, which the cache checks (a cache used otherwise starts
+/// empty): the output is the one a fresh abstraction computes, up to Z3 answers that depend on
+/// the history of a solver session (resource-limit `unknown`s, which only add `*`) and
+/// searches stopped at their budget (whose edges are not reused).
 #[derive(Debug, Default)]
 pub struct Cache {
     options: String,
+    /// The points-to facts and the mod sets of the program.
+    facts: Option<std::sync::Arc<(PointsTo, Vec<signature::ModSet>)>>,
     memo: std::sync::Arc<cubes::Prior>,
     /// The inconsistent cubes over the global predicates of the last abstraction (by the
     /// texts of their literals), with the texts of those predicates.
@@ -254,8 +267,12 @@ pub struct Cache {
     /// The Boolean procedures of the last abstraction by function: the inputs of their
     /// translation ([`emit::proc_key`]), their text and counters.
     procs: CachedProcs,
-    /// The Boolean procedures of the last abstraction by their text, each parsed on its own
-    /// (spans from the start of its text): a procedure whose text recurs is not parsed again
+    /// The statements of each edge in the last abstraction that translated its function, with
+    /// the edge's key ([`reuse`]).
+    stmts: reuse::EdgeTexts,
+    /// The parts of the Boolean procedures of the last abstraction (each procedure's head and
+    /// each statement) by their text, each parsed on its own ([`assemble`]): a part whose
+    /// text recurs is not parsed again
     /// ([`bp_grammar::Procedure::shift_spans`] places it).
     parsed: std::collections::HashMap<String, bp_grammar::Procedure>,
 }
@@ -264,7 +281,11 @@ pub struct Cache {
 type CubeKey = Vec<(String, bool)>;
 
 /// Boolean procedures by function: the inputs of their translation, their text and counters.
-type CachedProcs = std::collections::HashMap<cir::ir::FuncId, (String, String, emit::ProcStats)>;
+type CachedProcs = std::collections::HashMap<cir::ir::FuncId, CachedProc>;
+
+/// A Boolean procedure in the cache: the inputs of its translation, its text, its counters and
+/// the offsets of its statements.
+type CachedProc = (String, String, emit::ProcStats, Vec<usize>);
 
 /// Boolean procedures with their functions.
 type ProcOuts = Vec<(cir::ir::FuncId, emit::ProcOut)>;
@@ -321,13 +342,21 @@ pub fn abstract_program_cached(
     cache: &mut Cache,
 ) -> Result<Output, C2bpError> {
     cache.keep_only_for(cache_tag(prog, opts, sources));
-    let pts = PointsTo::analyze(prog);
+    // The points-to facts and mod sets depend on the program alone.
+    let facts = cache
+        .facts
+        .get_or_insert_with(|| {
+            let pts = PointsTo::analyze(prog);
+            let mods = signature::mod_sets(prog, &pts);
+            std::sync::Arc::new((pts, mods))
+        })
+        .clone();
+    let (pts, mods) = (&facts.0, &facts.1);
     let prover = Prover::new(prog, opts.sem).with_rlimit(opts.rlimit);
     let sigs = signature::signatures(prog, preds);
-    let mods = signature::mod_sets(prog, &pts);
     let mut globals = VarSet::default();
     for p in &preds.global {
-        globals.push(prog, &pts, p.name(), &p.expr);
+        globals.push(prog, pts, p.name(), &p.expr);
     }
     let t0 = std::time::Instant::now();
     let (global_enforce, global_capped) = if opts.havoc_all {
@@ -335,7 +364,7 @@ pub fn abstract_program_cached(
     } else {
         global_enforce_cubes(
             prog,
-            &pts,
+            pts,
             &prover,
             opts,
             &globals,
@@ -346,15 +375,16 @@ pub fn abstract_program_cached(
     let shared = emit::Shared {
         prog,
         preds,
-        pts: &pts,
+        pts,
         prover: &prover,
         opts,
         sigs: &sigs,
-        mods: &mods,
+        mods,
         globals: &globals,
         global_enforce: &global_enforce,
         prior: cache.memo.clone(),
         local_enforce: &cache.local_enforce,
+        stmts: &cache.stmts,
     };
     // A function whose translation inputs did not change since the last abstraction keeps
     // its text; the others are translated.
@@ -373,16 +403,18 @@ pub fn abstract_program_cached(
                 keys[f.0 as usize].clone(),
                 out.text.clone(),
                 out.stats.clone(),
+                out.stmt_starts.clone(),
             ),
         );
     }
     done.extend(reused);
     done.sort_by_key(|(f, _)| *f);
+    let fids: Vec<cir::ir::FuncId> = done.iter().map(|(f, _)| *f).collect();
     let mut procs: Vec<emit::ProcOut> = done.into_iter().map(|(_, o)| o).collect();
     drop(shared);
-    cache.keep_answers(&mut procs);
+    cache.keep_answers(&mut procs, &fids);
     let (text, head_len, at) = program_text(sources, opts, &globals, &procs);
-    let (text, program) = parse_text(text, head_len, &at, &procs, &mut cache.parsed)?;
+    let (text, program) = assemble::parse_text(text, head_len, &at, &procs, &mut cache.parsed)?;
     Ok(Output {
         text,
         program,
@@ -422,9 +454,14 @@ impl Cache {
         }
     }
 
-    /// Takes the local inconsistent cubes and the cube-search answers of this abstraction's
-    /// procedures into the cache.
-    fn keep_answers(&mut self, procs: &mut [emit::ProcOut]) {
+    /// Takes the statements, the local inconsistent cubes and the cube-search answers of this
+    /// abstraction's procedures (functions `fids`) into the cache.
+    fn keep_answers(&mut self, procs: &mut [emit::ProcOut], fids: &[cir::ir::FuncId]) {
+        for (p, f) in procs.iter_mut().zip(fids) {
+            if !p.edges.is_empty() {
+                self.stmts.insert(*f, std::mem::take(&mut p.edges));
+            }
+        }
         for p in procs.iter_mut() {
             if let Some(lc) = p.local_enforce.take() {
                 self.local_enforce.insert(p.stats.name.clone(), lc);
@@ -506,7 +543,7 @@ fn reuse_unchanged(
     let mut todo: Vec<cir::ir::FuncId> = Vec::new();
     for (f, k) in prog.functions.iter().zip(keys) {
         match cached.get(&f.id) {
-            Some((old, text, stats)) if old == k => reused.push((
+            Some((old, text, stats, starts)) if old == k => reused.push((
                 f.id,
                 emit::ProcOut {
                     text: text.clone(),
@@ -517,10 +554,16 @@ fn reuse_unchanged(
                         capped: stats.capped,
                         exact_capped: stats.exact_capped,
                         reused: true,
+                        stmts: reuse::ReuseStats {
+                            reused: f.edges.len() as u64,
+                            ..reuse::ReuseStats::default()
+                        },
                         ..emit::ProcStats::default()
                     },
                     memo: Default::default(),
                     local_enforce: None,
+                    edges: Vec::new(),
+                    stmt_starts: starts.clone(),
                 },
             )),
             _ => todo.push(f.id),
@@ -572,105 +615,6 @@ fn program_text(
         text.push_str(&p.text);
     }
     (text, head_len, at)
-}
-
-/// The parse of the program text (from its parts, [`assemble`], or else of the whole text,
-/// whose diagnostics then make the internal error), and the text itself, canonical.
-fn parse_text(
-    text: String,
-    head_len: usize,
-    at: &[usize],
-    procs: &[emit::ProcOut],
-    parsed: &mut std::collections::HashMap<String, bp_grammar::Procedure>,
-) -> Result<(String, bp_grammar::ast::Program), C2bpError> {
-    let pieces: Vec<(usize, &str)> = at
-        .iter()
-        .zip(procs)
-        .map(|(a, p)| (*a, p.text.as_str()))
-        .collect();
-    let assembled = assemble(&text, head_len, &pieces, parsed);
-    let parsed = match assembled {
-        Some(p) => Ok(p),
-        None => bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default()),
-    }
-    .map_err(|ds| {
-        let mut msg = String::new();
-        for d in ds {
-            let _ = writeln!(msg, "{}", d.render("<c2bp output>"));
-        }
-        let _ = writeln!(msg, "--- output ---\n{text}");
-        C2bpError::Internal(msg)
-    })?;
-    // The text is written in the printer's canonical form, so the parsed program's positions
-    // are those of the text itself and callers (slam-run) need not parse it again. Where the
-    // two differ — a chain of cubes long enough to be grouped for the parser's nesting bound
-    // (`cubes::chain_text`), which the printer writes flatter — the printed text is parsed
-    // once more.
-    let printed = bp_grammar::print(&parsed);
-    if printed == text {
-        Ok((text, parsed))
-    } else {
-        tracing::debug!("c2bp's text is not in canonical form; parsing the printed text");
-        let again = bp_grammar::parse_and_check(&printed, &bp_grammar::ParseOptions::default())
-            .map_err(|ds| {
-                C2bpError::Internal(format!(
-                    "the printed program does not re-parse: {}",
-                    ds.first().map(|d| d.message.clone()).unwrap_or_default()
-                ))
-            })?;
-        Ok((printed, again))
-    }
-}
-
-/// The parse of c2bp's text from the parses of its parts: the head (header and global
-/// declarations, `text[..head_len]`) and the procedures (`pieces`: offset and text, each
-/// starting a line), a procedure whose text was parsed by the previous abstraction taken from
-/// `parsed` (which then holds this abstraction's). `None` when a part does not parse or the
-/// program does not pass the checker: the caller parses the whole text for the diagnostics.
-/// The result is the whole text's parse, spans included (`bp-grammar`'s test
-/// `procedures_parsed_alone_and_shifted_have_the_spans_of_the_whole_parse`).
-fn assemble(
-    text: &str,
-    head_len: usize,
-    pieces: &[(usize, &str)],
-    parsed: &mut std::collections::HashMap<String, bp_grammar::Procedure>,
-) -> Option<bp_grammar::ast::Program> {
-    let opts = bp_grammar::ParseOptions::default();
-    let mut prog = bp_grammar::parse_with(&text[..head_len], &opts).ok()?;
-    if !prog.procs.is_empty() {
-        return None;
-    }
-    let mut earlier = std::mem::take(parsed);
-    let mut lines = text[..head_len].matches('\n').count() as u32;
-    let mut last = head_len;
-    for &(at, piece) in pieces {
-        lines += text[last..at].matches('\n').count() as u32;
-        last = at;
-        let alone = match earlier.remove(piece) {
-            Some(p) => p,
-            None => {
-                let mut p = bp_grammar::parse_with(piece, &opts).ok()?;
-                if p.procs.len() != 1 || !p.globals.is_empty() || !p.header.is_empty() {
-                    return None;
-                }
-                p.procs.pop()?
-            }
-        };
-        let mut placed = alone.clone();
-        placed.shift_spans(at, lines);
-        parsed.insert(piece.to_string(), alone);
-        prog.procs.push(placed);
-    }
-    prog.span = bp_grammar::Span {
-        start: 0,
-        end: text.len(),
-        line: 1,
-        col: 1,
-    };
-    let errors = bp_grammar::check(&prog, text)
-        .into_iter()
-        .any(|d| d.is_error());
-    (!errors).then_some(prog)
 }
 
 /// A cube-length limit as the command lines take it (`--cube-len K|inf`; `None`: `inf`).

@@ -1,6 +1,11 @@
 //! The Horn refiner: refinement by path invariants (Beyer, Henzinger, Majumdar, Rybalchenko,
 //! "Path invariants", PLDI 2007). From a spurious path: its path program ([`crate::pathprog`]),
-//! encoded as Horn clauses ([`encode`]) and solved by Spacer ([`cir::smt::horn`]).
+//! encoded as Horn clauses ([`encode`]) and solved — first by Houdini over the atoms the path
+//! program's own conditions, call arguments and return values spell out (cheap, and it finds
+//! the parity and relational facts a program asserts, which Spacer's interpolation over
+//! `mod` often does not within its limit), then by Spacer ([`cir::smt::horn`]). The decided
+//! answers are kept per path program ([`HornCache`]): a path program met again is not solved
+//! again.
 //!
 //! - **Safe**: the solution's conjuncts at the cut points (after [`cir::smt::horn::minimize`])
 //!   are split into atoms and become predicates of their function (global when they mention
@@ -20,7 +25,7 @@
 pub mod cex;
 pub mod encode;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use bp_c::trace::CStep;
@@ -29,7 +34,7 @@ use cir::ir::VarId;
 use cir::pointsto::PointsTo;
 use cir::pred::{PredicateSet, result_expr};
 use cir::smt::Prover;
-use cir::smt::horn::{self as chc, HornAnswer};
+use cir::smt::horn::{self as chc, Derivation, HornAnswer, Solution};
 
 use crate::candidates::Candidates;
 use crate::pathprog::{self, Variant};
@@ -47,6 +52,8 @@ pub struct HornOptions {
     pub max_atoms: usize,
     /// At most this many conjuncts in a solution for it to be minimised.
     pub max_minimize: usize,
+    /// At most this many checks of Houdini's candidate invariants before Spacer.
+    pub max_houdini_checks: usize,
 }
 
 impl Default for HornOptions {
@@ -56,6 +63,7 @@ impl Default for HornOptions {
             rlimit: chc::HornOptions::default().rlimit,
             max_atoms: 12,
             max_minimize: 48,
+            max_houdini_checks: 2000,
         }
     }
 }
@@ -93,8 +101,46 @@ pub struct HornReport {
     pub seconds: f64,
 }
 
+/// The decided answers of the Horn solver, per path program, for one program. The clauses
+/// are a function of the program and the path program, and Spacer runs under a deterministic
+/// limit, so a path program met again — the next spurious path often unrolls the same loops
+/// once more, and visits the same edges — has the same answer: it is not solved again. Only
+/// decided answers are kept (a safe one minimised, as [`refine`] uses it); `unknown` is never
+/// kept, so a path program Spacer gave up on is tried again.
+#[derive(Debug, Clone, Default)]
+pub struct HornCache {
+    answers: BTreeMap<pathprog::PathProgram, Decided>,
+}
+
+/// A decided answer of the Horn solver.
+#[derive(Debug, Clone)]
+enum Decided {
+    /// Safe, with the minimised solution, and whether Houdini found it.
+    Safe {
+        /// The solution.
+        sol: Solution,
+        /// Whether it is Houdini's (Spacer's otherwise).
+        houdini: bool,
+    },
+    /// Unsafe, with the derivation of the error.
+    Unsafe(Derivation),
+}
+
+impl HornCache {
+    /// The number of path programs with a decided answer.
+    pub fn len(&self) -> usize {
+        self.answers.len()
+    }
+
+    /// Whether no answer is kept.
+    pub fn is_empty(&self) -> bool {
+        self.answers.is_empty()
+    }
+}
+
 /// Refines with the path program of `path` (a spurious path, see the module doc); `preds`
-/// are the predicates present (never proposed again).
+/// are the predicates present (never proposed again); `cache` holds the decided answers for
+/// earlier path programs of the same program.
 pub fn refine(
     prog: &Program,
     pts: &PointsTo,
@@ -102,6 +148,7 @@ pub fn refine(
     path: &[CStep],
     opts: &Options,
     hopts: &HornOptions,
+    cache: &mut HornCache,
 ) -> HornReport {
     let t = Instant::now();
     let pp = pathprog::build(prog, path, hopts.variant);
@@ -123,34 +170,57 @@ pub fn refine(
     };
     report.relations = enc.problem.relations.len();
     report.clauses = enc.problem.clauses.len();
-    let copts = chc::HornOptions {
-        rlimit: hopts.rlimit,
-        ..chc::HornOptions::default()
-    };
-    let res = chc::solve(&enc.ext, &enc.problem, &copts);
-    report.attempts = res
-        .attempts
-        .iter()
-        .map(|a| format!("{}: {}", a.config, a.result))
-        .collect();
-    report.outcome = match res.answer {
-        HornAnswer::Safe(sol) => {
-            let sol = chc::minimize(&enc.ext, &enc.problem, sol, hopts.max_minimize, opts.rlimit);
-            let (preds, reasons) = predicates(prog, pts, &pp, &enc, &sol, preds, path, opts, hopts);
-            HornOutcome::Invariants { preds, reasons }
+    let (answer, houdini) = match cache.answers.get(&pp) {
+        Some(Decided::Safe { sol, houdini }) => {
+            report.attempts = vec!["cached: unsat".into()];
+            (HornAnswer::Safe(sol.clone()), *houdini)
         }
-        HornAnswer::Unsafe(d) => match cex::path_of(&enc, &d, opts.rlimit) {
-            Ok(long) => match crate::replay_path(prog, pts, &long, opts) {
-                Ok(c) => HornOutcome::Counterexample(Box::new(c)),
-                Err(why) => HornOutcome::Failed(format!(
-                    "the path program's error path ({} steps) does not replay: {why}",
-                    long.len()
-                )),
-            },
-            Err(why) => HornOutcome::Failed(why),
-        },
-        HornAnswer::Unknown(why) => HornOutcome::Failed(format!("spacer: {why}")),
+        Some(Decided::Unsafe(d)) => {
+            report.attempts = vec!["cached: sat".into()];
+            (HornAnswer::Unsafe(d.clone()), false)
+        }
+        None => {
+            let cands = houdini_candidates(prog, &pp, &enc);
+            if let Some(sol) = chc::houdini(
+                &enc.ext,
+                &enc.problem,
+                cands,
+                opts.rlimit,
+                hopts.max_houdini_checks,
+            ) {
+                report.attempts = vec!["houdini: unsat".into()];
+                let sol =
+                    chc::minimize(&enc.ext, &enc.problem, sol, hopts.max_minimize, opts.rlimit);
+                let decided = Decided::Safe {
+                    sol: sol.clone(),
+                    houdini: true,
+                };
+                cache.answers.insert(pp.clone(), decided);
+                (HornAnswer::Safe(sol), true)
+            } else {
+                (spacer(&enc, &pp, opts, hopts, cache, &mut report), false)
+            }
+        }
     };
+    let ctx = Ctx {
+        prog,
+        pts,
+        pp: &pp,
+        enc: &enc,
+        existing: preds,
+        path,
+        opts,
+        hopts,
+    };
+    report.outcome = outcome(&ctx, answer);
+    // Houdini's invariant refutes the path program, but when it gives the abstraction
+    // nothing new (its atoms are all present), Spacer's may.
+    if houdini
+        && matches!(&report.outcome, HornOutcome::Invariants { preds, .. } if preds.is_empty())
+    {
+        let answer = spacer(&enc, &pp, opts, hopts, cache, &mut report);
+        report.outcome = outcome(&ctx, answer);
+    }
     tracing::debug!(
         edges = report.edges,
         relations = report.relations,
@@ -160,6 +230,182 @@ pub fn refine(
     );
     report.seconds = t.elapsed().as_secs_f64();
     report
+}
+
+/// What [`refine`] works from: the program, the path and its path program's encoding.
+struct Ctx<'a> {
+    prog: &'a Program,
+    pts: &'a PointsTo,
+    pp: &'a pathprog::PathProgram,
+    enc: &'a encode::Encoding,
+    existing: &'a PredicateSet,
+    path: &'a [CStep],
+    opts: &'a Options,
+    hopts: &'a HornOptions,
+}
+
+/// The refiner's outcome for the solver's `answer` (see the module doc).
+fn outcome(c: &Ctx<'_>, answer: HornAnswer) -> HornOutcome {
+    match answer {
+        HornAnswer::Safe(sol) => {
+            let (preds, reasons) = predicates(
+                c.prog, c.pts, c.pp, c.enc, &sol, c.existing, c.path, c.opts, c.hopts,
+            );
+            HornOutcome::Invariants { preds, reasons }
+        }
+        HornAnswer::Unsafe(d) => match cex::path_of(c.enc, &d, c.opts.rlimit) {
+            Ok(long) => match crate::replay_path(c.prog, c.pts, &long, c.opts) {
+                Ok(x) => HornOutcome::Counterexample(Box::new(x)),
+                Err(why) => HornOutcome::Failed(format!(
+                    "the path program's error path ({} steps) does not replay: {why}",
+                    long.len()
+                )),
+            },
+            Err(why) => HornOutcome::Failed(why),
+        },
+        HornAnswer::Unknown(why) => HornOutcome::Failed(format!("spacer: {why}")),
+    }
+}
+
+/// Spacer on the encoded path program `pp` (see [`chc::solve`]); a decided answer is kept in
+/// `cache`, a safe one minimised first.
+fn spacer(
+    enc: &encode::Encoding,
+    pp: &pathprog::PathProgram,
+    opts: &Options,
+    hopts: &HornOptions,
+    cache: &mut HornCache,
+    report: &mut HornReport,
+) -> HornAnswer {
+    let copts = chc::HornOptions {
+        rlimit: hopts.rlimit,
+        ..chc::HornOptions::default()
+    };
+    let res = chc::solve(&enc.ext, &enc.problem, &copts);
+    report.attempts.extend(
+        res.attempts
+            .iter()
+            .map(|a| format!("{}: {}", a.config, a.result)),
+    );
+    let answer = match res.answer {
+        HornAnswer::Safe(sol) => HornAnswer::Safe(chc::minimize(
+            &enc.ext,
+            &enc.problem,
+            sol,
+            hopts.max_minimize,
+            opts.rlimit,
+        )),
+        other => other,
+    };
+    match &answer {
+        HornAnswer::Safe(sol) => {
+            let decided = Decided::Safe {
+                sol: sol.clone(),
+                houdini: false,
+            };
+            cache.answers.insert(pp.clone(), decided);
+        }
+        HornAnswer::Unsafe(d) => {
+            cache.answers.insert(pp.clone(), Decided::Unsafe(d.clone()));
+        }
+        HornAnswer::Unknown(_) => {}
+    }
+    answer
+}
+
+/// At most this many candidate invariants per relation for Houdini.
+const MAX_CANDIDATES: usize = 32;
+
+/// Houdini's candidate invariants per relation ([`chc::houdini`]): the atoms of the conditions,
+/// call arguments and return values of the path program's code in the relation's function,
+/// each with its negation (an integer-valued atom `a` as `a != 0` and `a == 0`), over the
+/// relation's parameters only.
+fn houdini_candidates(
+    prog: &Program,
+    pp: &pathprog::PathProgram,
+    enc: &encode::Encoding,
+) -> Vec<Vec<cir::ir::Expr>> {
+    use cir::ir::{BinOp, EdgeKind, Expr, ExprKind};
+    let mut atoms_of: BTreeMap<cir::ir::FuncId, Vec<Expr>> = BTreeMap::new();
+    for (fid, part) in &pp.parts {
+        let f = &prog.functions[fid.0 as usize];
+        let mut atoms = Vec::new();
+        for &i in &part.edges {
+            match &f.edges[i as usize].kind {
+                EdgeKind::Assume(c) | EdgeKind::Return(Some(c)) => split_atoms(c, &mut atoms),
+                EdgeKind::Call { args, .. } => args.iter().for_each(|a| split_atoms(a, &mut atoms)),
+                _ => {}
+            }
+        }
+        // Each remainder by a constant also as an atom of its own (`x % 2` in
+        // `x % 2 == y % 2`: the parity each side keeps).
+        let mut rems = Vec::new();
+        for a in &atoms {
+            a.walk(&mut |x| {
+                if let ExprKind::Binary(BinOp::Rem, _, k) = &x.kind
+                    && matches!(k.kind, ExprKind::Const(_))
+                    && !rems.contains(x)
+                {
+                    rems.push(x.clone());
+                }
+            });
+        }
+        atoms.extend(rems);
+        let mut forms: Vec<Expr> = Vec::new();
+        for a in atoms {
+            let (pos, neg) = match &a.kind {
+                ExprKind::Binary(op, x, y) if op.is_comparison() => {
+                    let with = |o| Expr {
+                        kind: ExprKind::Binary(o, x.clone(), y.clone()),
+                        ty: a.ty.clone(),
+                    };
+                    // The non-strict bounds of a comparison too: a loop that runs while
+                    // `i < n` keeps `i <= n`, and `i == n` after it needs that bound.
+                    for o in [BinOp::Le, BinOp::Ge] {
+                        if *op != o {
+                            let e = simplify(prog, &with(o));
+                            if !forms.contains(&e) {
+                                forms.push(e);
+                            }
+                        }
+                    }
+                    (a.clone(), op.negated().map(with))
+                }
+                ExprKind::Const(_) => continue,
+                _ if a.ty.is_integer() => {
+                    let zero = Box::new(Expr::int(0, a.ty.clone()));
+                    let cmp = |op| Expr {
+                        kind: ExprKind::Binary(op, Box::new(a.clone()), zero.clone()),
+                        ty: cir::types::CType::INT,
+                    };
+                    (cmp(BinOp::Ne), Some(cmp(BinOp::Eq)))
+                }
+                _ => continue,
+            };
+            for e in std::iter::once(pos).chain(neg) {
+                let e = simplify(prog, &e);
+                if !forms.contains(&e) {
+                    forms.push(e);
+                }
+            }
+        }
+        atoms_of.insert(*fid, forms);
+    }
+    enc.sites
+        .iter()
+        .zip(&enc.problem.relations)
+        .map(|(site, rel)| {
+            let params: BTreeSet<VarId> = rel.params.iter().copied().collect();
+            atoms_of
+                .get(&site.func)
+                .into_iter()
+                .flatten()
+                .filter(|e| crate::symbolic::vars_of(e).is_subset(&params))
+                .take(MAX_CANDIDATES)
+                .cloned()
+                .collect()
+        })
+        .collect()
 }
 
 /// The new predicates of a solution (see the module doc).

@@ -266,6 +266,7 @@ pub fn analyze_refined(
     path: &[CStep],
     opts: &Options,
     force_horn: bool,
+    cache: &mut horn::HornCache,
 ) -> Outcome {
     let out = analyze(prog, pts, preds, path, opts);
     let Outcome::Infeasible(r) = out else {
@@ -279,11 +280,12 @@ pub fn analyze_refined(
     if !wanted {
         return Outcome::Infeasible(r);
     }
-    with_horn(prog, pts, preds, path, opts, r)
+    with_horn(prog, pts, preds, path, opts, r, cache)
 }
 
 /// The refutation `r` of `path` (newton's) with the Horn refiner's answer added (see
-/// [`analyze_refined`]); unchanged under `--bitvector`.
+/// [`analyze_refined`]); unchanged under `--bitvector`. `cache` keeps the Horn solver's
+/// decided answers across calls on paths of the same program ([`horn::HornCache`]).
 pub fn with_horn(
     prog: &Program,
     pts: &PointsTo,
@@ -291,11 +293,12 @@ pub fn with_horn(
     path: &[CStep],
     opts: &Options,
     mut r: Box<Refutation>,
+    cache: &mut horn::HornCache,
 ) -> Outcome {
     if opts.sem.bitvector {
         return Outcome::Infeasible(r);
     }
-    let report = horn::refine(prog, pts, preds, path, opts, &opts.horn);
+    let report = horn::refine(prog, pts, preds, path, opts, &opts.horn, cache);
     r.horn = Some(HornSummary::of(&report));
     match report.outcome {
         horn::HornOutcome::Counterexample(c) => return Outcome::Feasible(c),

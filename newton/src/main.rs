@@ -138,7 +138,15 @@ fn run(args: &Args) -> Result<ExitCode, ExitCode> {
             ..newton::horn::HornOptions::default()
         },
     };
-    let out = newton::analyze_refined(&prog, &pts, &preds, &path, &opts, false);
+    let out = newton::analyze_refined(
+        &prog,
+        &pts,
+        &preds,
+        &path,
+        &opts,
+        false,
+        &mut newton::horn::HornCache::default(),
+    );
     let mut stdout = cli_common::output::stdout();
     let _ = write!(stdout, "{}", newton::outcome_text(&out));
     stdout.check().map_err(|e| {

@@ -52,7 +52,7 @@ impl std::fmt::Display for Variant {
 }
 
 /// The part of one function in a path program.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Part {
     /// Its edges (indices into the function's edges).
     pub edges: BTreeSet<u32>,
@@ -63,7 +63,7 @@ pub struct Part {
 }
 
 /// A path program: the part of every function the path enters.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct PathProgram {
     /// Per function.
     pub parts: BTreeMap<FuncId, Part>,

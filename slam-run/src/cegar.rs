@@ -162,6 +162,8 @@ struct Cegar<'r> {
     detector: Detector,
     /// Where each predicate comes from, by (scope, text).
     origins: BTreeMap<(String, String), String>,
+    /// The Horn solver's decided answers per path program.
+    horn_cache: newton::horn::HornCache,
 }
 
 impl<'r> Cegar<'r> {
@@ -227,6 +229,7 @@ impl<'r> Cegar<'r> {
             may_switch: cfg.precision == Precision::Auto && !sem.bitvector,
             detector: Detector::default(),
             origins,
+            horn_cache: newton::horn::HornCache::default(),
         })
     }
 
@@ -497,6 +500,7 @@ impl<'r> Cegar<'r> {
             path,
             &self.newton_opts,
             false,
+            &mut self.horn_cache,
         );
         if let newton::Outcome::Unknown { reason, kind } = &res
             && self.may_switch
@@ -585,6 +589,7 @@ impl<'r> Cegar<'r> {
             path,
             &self.newton_opts,
             r,
+            &mut self.horn_cache,
         );
         let (wall, cpu) = t.stop();
         it.newton_seconds += wall;

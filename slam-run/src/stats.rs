@@ -212,6 +212,13 @@ pub struct C2bpPhase {
     pub global_enforce_seconds: f64,
     /// That search stopped at its query budget.
     pub global_enforce_capped: bool,
+    /// Edges whose statements were reused from the previous abstraction.
+    pub statements_reused: u64,
+    /// Edges abstracted again.
+    pub statements_abstracted: u64,
+    /// Of those, edges whose searches stopped at their budget or met an `unknown` (not kept
+    /// for reuse).
+    pub statements_budget_stopped: u64,
     /// Per procedure, in program order.
     pub procedures: Vec<C2bpProcedure>,
 }
@@ -238,6 +245,10 @@ pub struct C2bpProcedure {
     pub exact_capped: u64,
     /// The text is the previous abstraction's: nothing was searched.
     pub reused: bool,
+    /// Edges whose statements were reused from the previous abstraction.
+    pub statements_reused: u64,
+    /// Edges abstracted again.
+    pub statements_abstracted: u64,
     /// Predicate updates emitted.
     pub updates: u64,
     /// Of which `*`.
@@ -253,6 +264,9 @@ impl C2bpPhase {
             unknowns: out.prover.unknowns,
             global_enforce_seconds: out.global_seconds,
             global_enforce_capped: out.global_capped,
+            statements_reused: out.procs.iter().map(|p| p.stmts.reused).sum(),
+            statements_abstracted: out.procs.iter().map(|p| p.stmts.translated).sum(),
+            statements_budget_stopped: out.procs.iter().map(|p| p.stmts.not_kept).sum(),
             procedures: out
                 .procs
                 .iter()
@@ -266,6 +280,8 @@ impl C2bpPhase {
                     capped: p.capped,
                     exact_capped: p.exact_capped,
                     reused: p.reused,
+                    statements_reused: p.stmts.reused,
+                    statements_abstracted: p.stmts.translated,
                     updates: p.updates,
                     star_updates: p.star_updates,
                 })

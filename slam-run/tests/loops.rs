@@ -187,3 +187,41 @@ fn wp_reports_divergence() {
         v => panic!("{}", v.line()),
     }
 }
+
+/// A path program met again is answered from the Horn refiner's cache of decided answers,
+/// without solving it again: `double_step.c`'s later traces unroll its loop along the same
+/// edges as an earlier one.
+#[test]
+fn a_path_program_met_again_is_answered_from_the_cache() {
+    let r = run("double_step.c", newton::RefineMode::Auto);
+    assert!(matches!(r.verdict, Verdict::True), "{}", r.verdict.line());
+    let attempts: Vec<&Vec<String>> = r
+        .iterations
+        .iter()
+        .filter_map(|i| i.horn.as_ref().map(|h| &h.attempts))
+        .collect();
+    assert!(
+        attempts.iter().any(|a| a.as_slice() == ["cached: unsat"]),
+        "{attempts:?}"
+    );
+}
+
+/// Houdini over the atoms the program spells out decides `counter_const.c`'s path program
+/// before Spacer is asked (`x <= 100` is the non-strict form of the loop condition), and its
+/// invariant is among the final predicates.
+#[test]
+fn houdini_decides_the_counter_to_a_constant() {
+    let r = run("counter_const.c", newton::RefineMode::Auto);
+    assert!(matches!(r.verdict, Verdict::True), "{}", r.verdict.line());
+    let attempts: Vec<&Vec<String>> = r
+        .iterations
+        .iter()
+        .filter_map(|i| i.horn.as_ref().map(|h| &h.attempts))
+        .collect();
+    assert_eq!(
+        attempts.first().map(|a| a.as_slice()),
+        Some(&["houdini: unsat".to_string()][..]),
+        "{attempts:?}"
+    );
+    assert!(horn_in_final(&r));
+}

@@ -117,6 +117,12 @@ fn check_document(doc: &Value) {
             let per_proc: u64 = procs.iter().map(|p| u(p, "queries")).sum();
             // The global enforce search asks the rest.
             assert!(per_proc <= u(&c, "solver_calls"), "{c}");
+            // Every edge is reused or abstracted, and the totals are the procedures'.
+            for key in ["statements_reused", "statements_abstracted"] {
+                let sum: u64 = procs.iter().map(|p| u(p, key)).sum();
+                assert_eq!(sum, u(&c, key), "{key}: {c}");
+            }
+            assert!(u(&c, "statements_budget_stopped") <= u(&c, "statements_abstracted"));
             for p in procs {
                 assert!(p["name"].as_str().is_some_and(|n| !n.is_empty()));
                 for key in ["memo_hits", "prior_hits", "seeded", "capped", "updates"] {
@@ -191,10 +197,15 @@ fn a_run_is_broken_down_by_iteration_and_phase() {
     // The first abstraction asks the prover; later ones find answers of earlier ones.
     let first = &its[0]["c2bp"];
     assert!(u(first, "solver_calls") > 0);
+    assert_eq!(
+        u(first, "statements_reused"),
+        0,
+        "nothing to reuse at first"
+    );
     let later_hits: u64 = its[1..]
         .iter()
         .flat_map(|i| i["c2bp"]["procedures"].as_array().unwrap())
-        .map(|p| u(p, "prior_hits") + u64::from(p["reused"] == true))
+        .map(|p| u(p, "prior_hits") + u(p, "statements_reused"))
         .sum();
     assert!(later_hits > 0, "later abstractions reuse earlier answers");
     let last_stats = u(last, "prover_queries");

@@ -28,6 +28,9 @@
 //!   the range makes it the identity) and read back as C conditions by the projection's
 //!   reader; [`minimize`] then drops conjuncts while the rest still solves every clause
 //!   ([`holds`]).
+//! - [`houdini`]: a cheaper first try where the candidate invariants are given — the largest
+//!   subset of candidate conjuncts that the clauses preserve, a solution when it refutes the
+//!   error — one small solver query per clause and candidate.
 //! - **Unsafe** ([`Derivation`]): the hyper-resolution proof of the query, as a tree of
 //!   ground relation instances (values at the relations' arguments only; the caller recovers
 //!   the edges between them and replays the path concretely).
@@ -468,6 +471,16 @@ fn instantiate(
     interps: &[Vec<Expr>],
     app: &RelApp,
 ) -> Vec<Expr> {
+    instantiate_conjs(prog, problem, &interps[app.rel.0 as usize], app)
+}
+
+/// The conjuncts `conjs` (over the parameters of `app`'s relation) at the instance `app`.
+fn instantiate_conjs(
+    prog: &Program,
+    problem: &HornProblem,
+    conjs: &[Expr],
+    app: &RelApp,
+) -> Vec<Expr> {
     let rel = &problem.relations[app.rel.0 as usize];
     let map: BTreeMap<VarId, Expr> = rel
         .params
@@ -475,7 +488,7 @@ fn instantiate(
         .zip(&app.args)
         .map(|(p, a)| (*p, crate::wp::convert(a, &prog.var(*p).ty)))
         .collect();
-    interps[app.rel.0 as usize]
+    conjs
         .iter()
         .map(|e| crate::wp::subst_vars(e, &|v| map.get(&v).cloned()))
         .collect()
@@ -488,6 +501,24 @@ fn clause_holds(
     c: &Clause,
     rlimit: u32,
 ) -> bool {
+    let head = c
+        .head
+        .as_ref()
+        .map(|app| interps[app.rel.0 as usize].as_slice());
+    clause_implies(prog, problem, interps, c, head, rlimit)
+}
+
+/// Whether the clause `c`, with its body relations replaced by their interpretations in
+/// `interps`, implies the conjuncts `head` at its head instance (`None`: the clause is a
+/// query, and the body must be unsatisfiable).
+fn clause_implies(
+    prog: &Program,
+    problem: &HornProblem,
+    interps: &[Vec<Expr>],
+    c: &Clause,
+    head: Option<&[Expr]>,
+    rlimit: u32,
+) -> bool {
     let mut enc = Encoder::new(prog, semantics(prog));
     enc.opaque_fresh = true;
     let mut assumed: Vec<Bool> = Vec::new();
@@ -497,20 +528,72 @@ fn clause_holds(
         }
     }
     assumed.extend(c.constraints.iter().map(|e| enc.cond(e)));
-    let goal = match &c.head {
-        Some(app) => {
-            let conj: Vec<Bool> = instantiate(prog, problem, interps, app)
+    let goal = match (&c.head, head) {
+        (Some(app), Some(conjs)) => {
+            let conj: Vec<Bool> = instantiate_conjs(prog, problem, conjs, app)
                 .iter()
                 .map(|e| enc.cond(e))
                 .collect();
             Bool::and(&conj)
         }
-        None => Bool::from_bool(false),
+        _ => Bool::from_bool(false),
     };
     assumed.push(goal.not());
     let facts = enc.finish();
     let solver = solver_with(rlimit, facts.iter().chain(&assumed));
     solver.check() == SatResult::Unsat
+}
+
+/// Houdini (Flanagan, Leino, "Houdini, an annotation assistant for ESC/Java", FME 2001, §2):
+/// the largest subset of the candidate conjuncts `cands` (per relation, over its parameters)
+/// that every clause with a head preserves — a conjunct some clause does not establish from
+/// the current ones is dropped, until none is — and that subset as a [`Solution`] when it
+/// also refutes every query clause. A cheap first try before Spacer, one small query per
+/// clause and conjunct: invariants whose atoms the program itself spells out (`x % 2 == 0`
+/// from the property, which Spacer's interpolation over `mod` does not find within its
+/// limit). `None` when the error is not refuted, or after `max_checks` checks; each check in
+/// a solver with `rlimit`, `unknown` counting as "not established" (the subset stays sound).
+pub fn houdini(
+    prog: &Program,
+    problem: &HornProblem,
+    cands: Vec<Vec<Expr>>,
+    rlimit: u32,
+    max_checks: usize,
+) -> Option<Solution> {
+    super::session::in_context(|| {
+        let mut interps = cands;
+        let mut checks = 0usize;
+        loop {
+            let mut changed = false;
+            for c in &problem.clauses {
+                let Some(app) = &c.head else { continue };
+                let r = app.rel.0 as usize;
+                let mut j = 0;
+                while j < interps[r].len() {
+                    checks += 1;
+                    if checks > max_checks {
+                        return None;
+                    }
+                    let conj = [interps[r][j].clone()];
+                    if clause_implies(prog, problem, &interps, c, Some(&conj), rlimit) {
+                        j += 1;
+                    } else {
+                        interps[r].remove(j);
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        problem
+            .clauses
+            .iter()
+            .filter(|c| c.head.is_none())
+            .all(|c| clause_holds(prog, problem, &interps, c, rlimit))
+            .then_some(Solution { interps })
+    })
 }
 
 /// Whether `clause` can take the instances of its body relations with the argument values

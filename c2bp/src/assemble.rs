@@ -1,0 +1,177 @@
+//! The parse of c2bp's text from parses of its parts. The refinement loop abstracts one program
+//! again and again, and most of each procedure's text recurs: its statements when their
+//! translation was reused ([`crate::reuse`]), its head (signature, declarations, `enforce`)
+//! when its predicates did not change. Each part is parsed on its own once, kept by its text,
+//! and moved into place ([`bp_grammar::Procedure::shift_spans`]); the result is the whole
+//! text's parse, spans included (`tests/cache.rs` compares them, as does `bp-grammar`'s test
+//! `procedures_parsed_alone_and_shifted_have_the_spans_of_the_whole_parse`).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use bp_grammar::Procedure;
+
+use crate::C2bpError;
+use crate::emit::ProcOut;
+
+/// Parses of parts of procedures (a procedure's head closed by `end`, or one statement as the
+/// body of a procedure of its own) by the text parsed.
+pub type Parts = HashMap<String, Procedure>;
+
+/// What a statement is parsed in: a procedure of its own, the statement's lines starting on its
+/// second line (so every span of the statement lies after this prefix, and moving it into place
+/// only adds).
+const STMT_PREFIX: &str = "void s() begin\n";
+
+/// The text of the procedure `piece` ends with.
+const END: &str = "end\n";
+
+/// The parse of the program text (from its parts, see the module doc, or else of the whole text,
+/// whose diagnostics then make the internal error), and the text itself, canonical.
+pub fn parse_text(
+    text: String,
+    head_len: usize,
+    at: &[usize],
+    procs: &[ProcOut],
+    parsed: &mut Parts,
+) -> Result<(String, bp_grammar::ast::Program), C2bpError> {
+    let assembled = assemble(&text, head_len, at, procs, parsed);
+    let parsed = match assembled {
+        Some(p) => Ok(p),
+        None => bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default()),
+    }
+    .map_err(|ds| {
+        let mut msg = String::new();
+        for d in ds {
+            let _ = writeln!(msg, "{}", d.render("<c2bp output>"));
+        }
+        let _ = writeln!(msg, "--- output ---\n{text}");
+        C2bpError::Internal(msg)
+    })?;
+    // The text is written in the printer's canonical form, so the parsed program's positions
+    // are those of the text itself and callers (slam-run) need not parse it again. Where the
+    // two differ — a chain of cubes long enough to be grouped for the parser's nesting bound
+    // (`cubes::chain_text`), which the printer writes flatter — the printed text is parsed
+    // once more.
+    let printed = bp_grammar::print(&parsed);
+    if printed == text {
+        Ok((text, parsed))
+    } else {
+        tracing::debug!("c2bp's text is not in canonical form; parsing the printed text");
+        let again = bp_grammar::parse_and_check(&printed, &bp_grammar::ParseOptions::default())
+            .map_err(|ds| {
+                C2bpError::Internal(format!(
+                    "the printed program does not re-parse: {}",
+                    ds.first().map(|d| d.message.clone()).unwrap_or_default()
+                ))
+            })?;
+        Ok((printed, again))
+    }
+}
+
+/// The parse of c2bp's text from the parses of its parts: the head (header and global
+/// declarations, `text[..head_len]`) and the procedures (`procs`, each starting a line at its
+/// offset in `at`), each procedure from its head and its statements, a part parsed by the
+/// previous abstraction taken from `parsed` (which then holds this abstraction's). `None` when
+/// a part does not parse or the program does not pass the checker: the caller parses the whole
+/// text for the diagnostics.
+fn assemble(
+    text: &str,
+    head_len: usize,
+    at: &[usize],
+    procs: &[ProcOut],
+    parsed: &mut Parts,
+) -> Option<bp_grammar::ast::Program> {
+    let opts = bp_grammar::ParseOptions::default();
+    let mut prog = bp_grammar::parse_with(&text[..head_len], &opts).ok()?;
+    if !prog.procs.is_empty() {
+        return None;
+    }
+    let mut earlier = std::mem::take(parsed);
+    let mut parts = Parts::new();
+    let mut lines = text[..head_len].matches('\n').count() as u32;
+    let mut last = head_len;
+    for (&at, p) in at.iter().zip(procs) {
+        lines += text[last..at].matches('\n').count() as u32;
+        last = at;
+        let mut part = |src: String| -> Option<Procedure> {
+            let alone = match earlier.remove(&src) {
+                Some(p) => p,
+                None => parse_one(&src, &opts)?,
+            };
+            let out = alone.clone();
+            parts.insert(src, alone);
+            Some(out)
+        };
+        prog.procs
+            .push(place(&p.text, &p.stmt_starts, at, lines, &mut part)?);
+    }
+    *parsed = parts;
+    prog.span = bp_grammar::Span {
+        start: 0,
+        end: text.len(),
+        line: 1,
+        col: 1,
+    };
+    let errors = bp_grammar::check(&prog, text)
+        .into_iter()
+        .any(|d| d.is_error());
+    (!errors).then_some(prog)
+}
+
+/// The only procedure of `src` parsed alone (`None` when it does not parse or holds more).
+fn parse_one(src: &str, opts: &bp_grammar::ParseOptions) -> Option<Procedure> {
+    let mut p = bp_grammar::parse_with(src, opts).ok()?;
+    if p.procs.len() != 1 || !p.globals.is_empty() || !p.header.is_empty() {
+        return None;
+    }
+    p.procs.pop()
+}
+
+/// The head of a procedure's text `piece` (everything before its first statement, at
+/// `first`) as a procedure of its own: the head and `end`.
+fn head_source(piece: &str, first: usize) -> String {
+    format!("{}{END}", &piece[..first])
+}
+
+/// The statement `chunk` (its annotation and statement lines) as a procedure of its own.
+fn stmt_source(chunk: &str) -> String {
+    format!("{STMT_PREFIX}{chunk}{END}")
+}
+
+/// The procedure whose text `piece` is placed at byte `at` after `lines` lines, its
+/// statements starting at the offsets `starts` in `piece`, from the parses `part` gives of its
+/// head and of each statement.
+fn place(
+    piece: &str,
+    starts: &[usize],
+    at: usize,
+    lines: u32,
+    part: &mut impl FnMut(String) -> Option<Procedure>,
+) -> Option<Procedure> {
+    let body_end = piece.strip_suffix(END)?.len();
+    let first = starts.first().copied().unwrap_or(body_end);
+    let mut proc = part(head_source(piece, first))?;
+    if !proc.body.is_empty() {
+        return None;
+    }
+    proc.shift_spans(at, lines);
+    proc.span.end += body_end - first;
+    let mut line_of = lines + piece[..first].matches('\n').count() as u32;
+    for (i, &s) in starts.iter().enumerate() {
+        let e = starts.get(i + 1).copied().unwrap_or(body_end);
+        let chunk = &piece[s..e];
+        let mut alone = part(stmt_source(chunk))?;
+        if alone.body.len() != 1 {
+            return None;
+        }
+        // The chunk is at line 2 of its own parse and at `line_of + 1` here.
+        alone.shift_spans(
+            (at + s).checked_sub(STMT_PREFIX.len())?,
+            line_of.checked_sub(1)?,
+        );
+        proc.body.push(alone.body.pop()?);
+        line_of += chunk.matches('\n').count() as u32;
+    }
+    Some(proc)
+}
