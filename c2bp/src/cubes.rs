@@ -431,7 +431,7 @@ fn insert_lit(c: &Cube, l: Lit) -> Cube {
 
 impl Enumerator<'_> {
     /// The variables connected to `locs` through shared locations (transitively), in order.
-    fn connected(&self, vs: &VarSet, locs: &BTreeSet<Loc>) -> Vec<usize> {
+    pub(crate) fn connected(&self, vs: &VarSet, locs: &BTreeSet<Loc>) -> Vec<usize> {
         let mut reach = locs.clone();
         let mut in_set = vec![false; vs.vars.len()];
         let mut changed = true;
@@ -675,6 +675,20 @@ impl Enumerator<'_> {
         max_len: usize,
         known: &[Cube],
     ) -> (Vec<Cube>, bool) {
+        self.inconsistent_cubes_at_most(cx, vs, must, max_len, known, usize::MAX)
+    }
+
+    /// [`Enumerator::inconsistent_cubes`] that also stops (`true`) once it holds `max_cubes`
+    /// cubes: the exact abstraction's bound on one statement's relation (`crate::exact`).
+    pub(crate) fn inconsistent_cubes_at_most(
+        &self,
+        cx: &mut SolverCx<'_>,
+        vs: &VarSet,
+        must: Option<&BTreeSet<usize>>,
+        max_len: usize,
+        known: &[Cube],
+        max_cubes: usize,
+    ) -> (Vec<Cube>, bool) {
         if vs.vars.is_empty() {
             return (Vec::new(), false);
         }
@@ -696,13 +710,19 @@ impl Enumerator<'_> {
                     max_queries: self.max_queries,
                 };
                 if let Some(cs) = search.minimal_cubes(n, &vals, None) {
-                    let found: Vec<Cube> = cs
+                    let mut found: Vec<Cube> = cs
                         .into_iter()
                         .map(|c| mask_cube(n, c))
                         .filter(|c| must.is_none_or(|m| c.iter().any(|l| m.contains(&l.0))))
                         .filter(|c| !known.iter().any(|d| subset(d, c)))
                         .collect();
-                    return (found, false);
+                    // Over the cap: the shortest ones, as the search below would keep.
+                    let over = found.len() > max_cubes;
+                    if over {
+                        canonical_order(&mut found);
+                        found.truncate(max_cubes);
+                    }
+                    return (found, over);
                 }
             }
             let (mut queries, mut examined) = (0u64, 0u64);
@@ -723,7 +743,10 @@ impl Enumerator<'_> {
                     continue;
                 }
                 examined += 1;
-                if queries >= budget || examined > budget.saturating_mul(NODES_PER_QUERY) {
+                if queries >= budget
+                    || examined > budget.saturating_mul(NODES_PER_QUERY)
+                    || found.len() >= max_cubes
+                {
                     return (found, true);
                 }
                 let wanted = must.is_none_or(|m| c.iter().any(|l| m.contains(&l.0)));
@@ -851,11 +874,27 @@ pub fn inconsistent_cubes_since(
     (cubes, capped)
 }
 
+/// The valuations of the atoms of `vs` that some state has (bit `k`: atom `k`), by model
+/// enumeration ([`Search::project`]); `None` over [`MAX_PROJECTION_ATOMS`] atoms, beyond
+/// `budget` valuations or on `unknown`.
+pub(crate) fn consistent_valuations(
+    cx: &mut SolverCx<'_>,
+    vs: &VarSet,
+    budget: u64,
+) -> Option<Vec<u64>> {
+    let n = vs.vars.len();
+    if n > MAX_PROJECTION_ATOMS {
+        return None;
+    }
+    let atoms: Vec<Expr> = vs.vars.iter().map(|v| v.expr.clone()).collect();
+    cx.session(&atoms, |s| Search::project(s, n, None, budget))
+}
+
 /// [`Enumerator::inconsistent_cubes`] by search stops after this many times `max_queries`
 /// queries (one search covers a whole procedure, where a cube search covers one φ): at a large
 /// `--enforce-len` over many related predicates an unbounded search does not end in
 /// practice.
-const INCONSISTENT_QUERY_FACTOR: u64 = 5;
+pub(crate) const INCONSISTENT_QUERY_FACTOR: u64 = 5;
 
 /// At most this many consistent valuations for [`Enumerator::inconsistent_cubes`] by projection.
 const INCONSISTENT_PROJECTION_BUDGET: u64 = 4096;

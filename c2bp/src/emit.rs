@@ -40,10 +40,10 @@ use cir::wp::{convert, mentions_var, reads_alias, wp_assign};
 
 use bp_c::names::{CallTemp, caller_reading};
 
-use crate::Options;
 use crate::cubes::{Cube, Enumerator, Memo, PredVar, Prior, SearchStats, VarSet, locations};
 use crate::reuse::{EdgeSlot, EdgeText, EdgeTexts, ReuseStats, vocabulary};
 use crate::signature::{ModSet, Signature, call_targets, external_mod, reads_any};
+use crate::{Abstraction, Options};
 
 /// What every procedure's translation shares (read-only, so procedures run in parallel).
 pub struct Shared<'a> {
@@ -103,6 +103,9 @@ pub struct ProcStats {
     pub queries: u64,
     /// Cube searches stopped by the query limit.
     pub capped: u64,
+    /// Statements whose exact relation stopped short (`--abstraction exact`: over
+    /// `--max-cubes`, the query limit, or an `unknown`), kept Cartesian besides.
+    pub exact_capped: u64,
     /// Cube searches answered from the procedure's memo.
     pub memo_hits: u64,
     /// Cube searches answered from earlier abstractions.
@@ -387,6 +390,75 @@ impl FnCx<'_, '_, '_, '_> {
             self.stats.star_updates += 1;
         }
         text
+    }
+
+    /// Whether statements get their exact relation ([`crate::exact`]).
+    fn exact(&self) -> bool {
+        self.sh.opts.abstraction == Abstraction::Exact && !self.havoc_all()
+    }
+
+    /// The parallel assignment of `updates` (a variable and its new value as a condition on
+    /// the state before; `None`: unknown) over the variables `vs`: each by
+    /// [`FnCx::choose`], or all `*` constrained by their exact relation (its clauses found
+    /// conjoined with the former when its search stopped short).
+    fn update(&mut self, vs: &VarSet, updates: &[(String, Option<Expr>)]) -> Option<String> {
+        if updates.is_empty() {
+            return None;
+        }
+        let rel = self.exact().then(|| {
+            let max = self.sh.opts.max_cubes;
+            crate::exact::transition(&self.en, self.cx, vs, updates, max)
+        });
+        let mut targets = Vec::with_capacity(updates.len());
+        for (k, (name, w)) in updates.iter().enumerate() {
+            let text = match &rel {
+                Some(r) if r.complete => {
+                    self.stats.updates += 1;
+                    self.stats.star_updates += u64::from(!r.constrained[k]);
+                    "*".to_string()
+                }
+                _ => self.choose(vs, w.as_ref()),
+            };
+            targets.push((name.clone(), text));
+        }
+        let plain = Self::assignment(&targets)?;
+        let Some(rel) = rel else {
+            return Some(plain);
+        };
+        self.stats.exact_capped += u64::from(!rel.complete);
+        Some(match rel.text {
+            Some(r) => format!("{} constrain {r};", plain.trim_end_matches(';')),
+            None => plain,
+        })
+    }
+
+    /// `assume(c)`'s condition: `G(c)`, or the exact set of valuations consistent with `c`
+    /// (conjoined with `G(c)` when its search stopped short).
+    fn condition(&mut self, vs: &VarSet, c: &Expr) -> String {
+        if self.havoc_all() {
+            return "*".to_string();
+        }
+        let rel = self.exact().then(|| {
+            let max = self.sh.opts.max_cubes;
+            crate::exact::condition(&self.en, self.cx, vs, c, max)
+        });
+        let cartesian = |me: &mut Self| {
+            me.en
+                .approx(me.cx, &mut me.search, &me.known, vs, c)
+                .weaken_text(vs)
+        };
+        match rel {
+            None => cartesian(self),
+            Some(r) if r.complete => r.text.unwrap_or_else(|| "T".to_string()),
+            Some(r) => {
+                self.stats.exact_capped += 1;
+                let g = cartesian(self);
+                match r.text {
+                    Some(t) => crate::cubes::chain_text(vec![g, t], "&"),
+                    None => g,
+                }
+            }
+        }
     }
 
     fn assignment(targets: &[(String, String)]) -> Option<String> {
@@ -954,7 +1026,7 @@ impl FnCx<'_, '_, '_, '_> {
         let vs = self.scope_for(e);
         match &e.kind {
             EdgeKind::Assign { lhs, rhs } => {
-                let mut targets = Vec::new();
+                let mut updates = Vec::new();
                 let mut assigned = BTreeSet::new();
                 for i in 0..self.body.vars.len() {
                     let phi = self.body.vars[i].expr.clone();
@@ -963,11 +1035,10 @@ impl FnCx<'_, '_, '_, '_> {
                         continue;
                     }
                     let w = w.map(cir::pred::normalize);
-                    let text = self.choose(&vs, w.as_ref());
-                    targets.push((self.body.vars[i].name.clone(), text));
+                    updates.push((self.body.vars[i].name.clone(), w));
                     assigned.insert(i);
                 }
-                let mut st = vec![Self::stmt("assign", Self::assignment(&targets))];
+                let mut st = vec![Self::stmt("assign", self.update(&vs, &updates))];
                 st.extend(self.excluding(&assigned));
                 vec![st]
             }
@@ -986,29 +1057,26 @@ impl FnCx<'_, '_, '_, '_> {
                 vec![st]
             }
             EdgeKind::Assume(c) => {
-                let g = if self.havoc_all() {
-                    "*".to_string()
-                } else {
-                    self.en
-                        .approx(self.cx, &mut self.search, &self.known, &vs, c)
-                        .weaken_text(&vs)
-                };
+                let g = self.condition(&vs, c);
                 vec![vec![St {
                     part: "cond",
                     text: format!("assume {g};"),
                 }]]
             }
             EdgeKind::Return(val) => {
-                let mut targets = Vec::new();
                 let ret_ty = self.f.ty.ret.clone();
-                for p in self.own.iter().filter(|p| p.is_return_predicate()) {
-                    let w = val
-                        .as_ref()
-                        .map(|v| subst_result(&p.expr, &convert(v, &ret_ty)));
-                    let t = self.choose(&vs, w.as_ref());
-                    targets.push((p.name(), t));
-                }
-                vec![vec![Self::stmt("return", Self::assignment(&targets))]]
+                let updates: Vec<(String, Option<Expr>)> = self
+                    .own
+                    .iter()
+                    .filter(|p| p.is_return_predicate())
+                    .map(|p| {
+                        let w = val
+                            .as_ref()
+                            .map(|v| subst_result(&p.expr, &convert(v, &ret_ty)));
+                        (p.name(), w)
+                    })
+                    .collect();
+                vec![vec![Self::stmt("return", self.update(&vs, &updates))]]
             }
             EdgeKind::Error { .. } => vec![vec![St {
                 part: "error",
@@ -1105,11 +1173,10 @@ impl FnCx<'_, '_, '_, '_> {
                 .enumerate()
                 .all(|(k, v)| !mentions_var(&p.expr, *v) || k < args.len());
             let w = bound.then(|| caller_reading(prog, gf, None, args, &p.expr));
-            let t = self.choose(vs, w.as_ref());
             self.temps.push(name.clone());
-            actuals.push((name, t));
+            actuals.push((name, w));
         }
-        if let Some(a) = Self::assignment(&actuals) {
+        if let Some(a) = self.update(vs, &actuals) {
             out.push(St {
                 part: "actuals",
                 text: a,
@@ -1155,11 +1222,10 @@ impl FnCx<'_, '_, '_, '_> {
             .collect();
         for i in changed {
             let x = self.body.vars[i].expr.clone();
-            let t = self.choose(&after, Some(&x));
-            effects.push((self.body.vars[i].name.clone(), t));
+            effects.push((self.body.vars[i].name.clone(), Some(x)));
             assigned.insert(i);
         }
-        if let Some(a) = Self::assignment(&effects) {
+        if let Some(a) = self.update(&after, &effects) {
             out.push(St {
                 part: "effects",
                 text: a,

@@ -28,6 +28,7 @@
 pub mod assemble;
 pub mod cubes;
 pub mod emit;
+mod exact;
 pub mod reuse;
 pub mod signature;
 
@@ -61,7 +62,48 @@ pub struct Options {
     /// Maximum solver queries of one cube search (a count, so deterministic; 5 times as many
     /// for the inconsistent cubes of `enforce`).
     pub max_queries: u64,
+    /// How a statement's abstract transition is computed (default Cartesian).
+    pub abstraction: Abstraction,
+    /// With [`Abstraction::Exact`]: the most clauses of one statement's relation; past it the
+    /// statement keeps its Cartesian abstraction conjoined with the clauses found.
+    pub max_cubes: usize,
 }
+
+/// How c2bp abstracts a statement (`--abstraction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Abstraction {
+    /// Each predicate updated on its own (`choose(F(WP(φ)), F(WP(¬φ)))`) from cubes of at most
+    /// the cube length: C2BP's Cartesian abstraction.
+    #[default]
+    Cartesian,
+    /// The exact relation between the predicates before and after the statement, as a
+    /// `constrain` clause (the SAT-based abstraction of SATABS, per statement; module
+    /// `exact`).
+    Exact,
+}
+
+impl std::str::FromStr for Abstraction {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Abstraction, String> {
+        match s {
+            "cartesian" => Ok(Abstraction::Cartesian),
+            "exact" => Ok(Abstraction::Exact),
+            _ => Err(format!("`{s}`: expected cartesian or exact")),
+        }
+    }
+}
+
+impl std::fmt::Display for Abstraction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Abstraction::Cartesian => "cartesian",
+            Abstraction::Exact => "exact",
+        })
+    }
+}
+
+/// The default of [`Options::max_cubes`].
+pub const DEFAULT_MAX_CUBES: usize = 1000;
 
 impl Default for Options {
     fn default() -> Options {
@@ -72,6 +114,8 @@ impl Default for Options {
             sem: Semantics::default(),
             rlimit: cir::smt::DEFAULT_RLIMIT,
             max_queries: 20_000,
+            abstraction: Abstraction::Cartesian,
+            max_cubes: DEFAULT_MAX_CUBES,
         }
     }
 }
@@ -93,6 +137,11 @@ impl Options {
         }
         if self.rlimit != cir::smt::DEFAULT_RLIMIT {
             let _ = write!(s, " rlimit={}", self.rlimit);
+        }
+        // Only the exact mode is named, so Cartesian headers (and goldens) stay as they were;
+        // the header is part of the cache's tag, which thus never mixes the two modes.
+        if self.abstraction == Abstraction::Exact {
+            let _ = write!(s, " abstraction=exact max-cubes={}", self.max_cubes);
         }
         s
     }
@@ -146,6 +195,13 @@ impl Output {
         let capped =
             self.procs.iter().map(|p| p.capped).sum::<u64>() + u64::from(self.global_capped);
         let _ = writeln!(out, "  cube searches stopped by the query limit: {capped}");
+        let over: u64 = self.procs.iter().map(|p| p.exact_capped).sum();
+        if over > 0 {
+            let _ = writeln!(
+                out,
+                "  exact relations over --max-cubes or the query limit (Cartesian kept): {over}"
+            );
+        }
         let reused: u64 = self.procs.iter().map(|p| p.stmts.reused).sum();
         let translated: u64 = self.procs.iter().map(|p| p.stmts.translated).sum();
         let not_kept: u64 = self.procs.iter().map(|p| p.stmts.not_kept).sum();
@@ -496,6 +552,7 @@ fn reuse_unchanged(
                         updates: stats.updates,
                         star_updates: stats.star_updates,
                         capped: stats.capped,
+                        exact_capped: stats.exact_capped,
                         reused: true,
                         stmts: reuse::ReuseStats {
                             reused: f.edges.len() as u64,

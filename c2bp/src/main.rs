@@ -13,7 +13,7 @@ use cli_common::exit;
 ///
 /// Each predicate becomes a Boolean variable named by its C text ({x < y}); assignments become
 /// parallel assignments computed by Cartesian abstraction with cubes of at most --cube-len
-/// literals, branches become assumes, calls follow C2BP's procedure signatures, and the error
+/// literals (or their exact relation, --abstraction exact), branches become assumes, calls follow C2BP's procedure signatures, and the error
 /// (a call of reach_error() or __VERIFIER_error(), or what --error-fn / --error-label /
 /// --assert / --property name) becomes `assert F`, which bebop checks.
 #[derive(clap::Parser, Debug)]
@@ -72,6 +72,16 @@ struct Args {
     /// the search for the inconsistent cubes of `enforce` gets 5 times as many).
     #[arg(long = "max-queries", value_name = "N", default_value_t = 20_000)]
     max_queries: u64,
+    /// How a statement is abstracted: `cartesian` (each predicate updated on its own from
+    /// cubes of at most --cube-len literals) or `exact` (the exact relation between the
+    /// predicates before and after it, written `b := * constrain R(b, 'b)`; assumes likewise).
+    #[arg(long, value_name = "MODE", default_value = "cartesian")]
+    abstraction: c2bp::Abstraction,
+    /// With --abstraction exact: the most clauses of one statement's relation (beyond it, and
+    /// beyond --max-queries, the statement keeps its Cartesian abstraction besides the clauses
+    /// found; --stats counts such statements).
+    #[arg(long = "max-cubes", value_name = "N", default_value_t = c2bp::DEFAULT_MAX_CUBES)]
+    max_cubes: usize,
     /// Print statistics to standard error (prover calls, cache hits, `*` share, time per procedure).
     #[arg(long)]
     stats: bool,
@@ -154,6 +164,8 @@ fn main() -> ExitCode {
         },
         rlimit: args.rlimit,
         max_queries: args.max_queries,
+        abstraction: args.abstraction,
+        max_cubes: args.max_cubes,
     };
     let mut extra = Vec::new();
     let errors = bp_c::header::HeaderSettings {

@@ -8,7 +8,10 @@
 //! predicates and with those plus its branch conditions. Golden programs: with `--enforce-len`
 //! 2 and 3. Generated programs: branch conditions for every fourth one, with a small query
 //! budget per cube search (capped searches are checked too), and each semantics in turn:
-//! mathematical integers (ILP32), `--bitvector`, LP64.
+//! mathematical integers (ILP32), `--bitvector`, LP64. The exact abstraction
+//! (`--abstraction exact`) is checked on the golden programs and on every fourth generated
+//! one, once with the default `--max-cubes` and once with a tiny one (2), so that statements
+//! whose relation stops short (Cartesian conjoined with the clauses found) are checked too.
 //!
 //! `SOUNDNESS_SEEDS=N` runs N generated programs (default 40); a failure prints the seed, the
 //! program, the predicates and the Boolean program.
@@ -19,7 +22,7 @@ mod common;
 #[path = "soundness/programs.rs"]
 mod programs;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use bp_testkit::prng::SplitMix64;
 use check::{Checker, Random, Verdict};
@@ -46,7 +49,13 @@ fn check_program(
     base: &c2bp::Options,
     tally: &mut Tally,
 ) -> Result<(), String> {
-    for cube_len in [Some(1), Some(3), None] {
+    // The exact abstraction does not depend on the cube length (but its capped statements'
+    // Cartesian part does): 1 and 3.
+    let lens: &[Option<usize>] = match base.abstraction {
+        c2bp::Abstraction::Exact => &[Some(1), Some(3)],
+        c2bp::Abstraction::Cartesian => &[Some(1), Some(3), None],
+    };
+    for &cube_len in lens {
         let opts = c2bp::Options {
             cube_len,
             ..base.clone()
@@ -83,15 +92,17 @@ fn check_program(
                 }
                 Verdict::Unsound(why) => {
                     return Err(format!(
-                        "cube length {cube_len:?}, run {r}: {why}\n--- Boolean program ---\n{}",
-                        out.text
+                        "{} (max-cubes {}), cube length {cube_len:?}, run {r}: {why}\n\
+                         --- Boolean program ---\n{}",
+                        opts.abstraction, opts.max_cubes, out.text
                     ));
                 }
             }
         }
         eprintln!(
-            "{} cube-len {cube_len:?}: abstraction {abstraction:.2?}, {runs} runs {:.2?}",
+            "{} {} cube-len {cube_len:?}: abstraction {abstraction:.2?}, {runs} runs {:.2?}",
             c.display(),
+            opts.abstraction,
             t.elapsed()
         );
     }
@@ -123,13 +134,7 @@ fn predicate_sets(
 
 #[test]
 fn golden_programs_runs_are_runs_of_their_abstractions() {
-    let dir = common::data_dir();
-    let mut cs: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("golden dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
-        .collect();
-    cs.sort();
+    let cs = common::golden_c_files();
     let mut tally = Tally::default();
     for c in &cs {
         let name = c.file_stem().expect("stem").to_string_lossy().to_string();
@@ -152,6 +157,45 @@ fn golden_programs_runs_are_runs_of_their_abstractions() {
         }
     }
     eprintln!("golden: {tally:?}");
+    assert!(
+        tally.covered > tally.runs / 2,
+        "too few complete runs: {tally:?}"
+    );
+    assert!(tally.errors > 0, "no run reached an error: {tally:?}");
+}
+
+/// The exact abstractions' variants: the default `--max-cubes`, and 2, which stops most
+/// relations short (their statements keep the Cartesian abstraction besides the clauses).
+fn exact_variants(base: &c2bp::Options) -> Vec<c2bp::Options> {
+    [c2bp::DEFAULT_MAX_CUBES, 2]
+        .into_iter()
+        .map(|max_cubes| c2bp::Options {
+            abstraction: c2bp::Abstraction::Exact,
+            max_cubes,
+            ..base.clone()
+        })
+        .collect()
+}
+
+#[test]
+fn golden_programs_runs_are_runs_of_their_exact_abstractions() {
+    let cs = common::golden_c_files();
+    let mut tally = Tally::default();
+    for c in &cs {
+        let name = c.file_stem().expect("stem").to_string_lossy().to_string();
+        for (variant, lower) in common::golden_variants(&name) {
+            let prog = common::load(c, &lower);
+            let own = common::preds(&prog, Some(&c.with_extension("preds")));
+            for (which, preds) in predicate_sets(&prog, own) {
+                for opts in exact_variants(&c2bp::Options::default()) {
+                    if let Err(e) = check_program(c, &prog, &preds, 7, 30, &opts, &mut tally) {
+                        panic!("{variant} ({which} predicates): {e}");
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("golden, exact: {tally:?}");
     assert!(
         tally.covered > tally.runs / 2,
         "too few complete runs: {tally:?}"
@@ -206,11 +250,18 @@ fn generated_programs_runs_are_runs_of_their_abstractions() {
                 sem,
                 ..c2bp::Options::default()
             };
-            if let Err(e) = check_program(&c, &prog, &preds, seed, 20, &base, &mut tally) {
-                panic!(
-                    "seed {seed} ({which} predicates): {e}\n--- C ---\n{}\n--- predicates ---\n{}",
-                    g.c, g.preds
-                );
+            let mut variants = vec![base.clone()];
+            if which == "own" && seed % 4 == 1 {
+                variants.extend(exact_variants(&base));
+            }
+            for opts in variants {
+                if let Err(e) = check_program(&c, &prog, &preds, seed, 20, &opts, &mut tally) {
+                    panic!(
+                        "seed {seed} ({which} predicates): {e}\n--- C ---\n{}\n\
+                         --- predicates ---\n{}",
+                        g.c, g.preds
+                    );
+                }
             }
         }
     }

@@ -16,6 +16,10 @@
 //! - `C/3`, `C/5`, `C/inf` — Fig. 6's concrete-prover columns (Z3) at maximum cube length 3, 5
 //!   and unbounded (`cube=3|5|inf`); `fig6` is all three. The `S/…` columns used SLAM's symbolic
 //!   prover, which the toolkit does not have: asking for them is an error that says so.
+//! - `C/3+lazy`, `C/inf+off`, `exact+off` — the two ends of the Constrain paper's trade-off and
+//!   SATABS's exact abstraction: Cartesian at cube length 3 with lazy constraints, Cartesian
+//!   at unbounded length without, and the exact abstraction (`abstraction=exact`) without;
+//!   `abstractions` is all three.
 //!
 //! `--config NAME=OPTIONS` gives a configuration as raw options, outside the schema.
 
@@ -260,12 +264,19 @@ const PRESETS: &[(&str, &[(&str, &str)])] = &[
     ("C/3", &[("cube", "3")]),
     ("C/5", &[("cube", "5")]),
     ("C/inf", &[("cube", "inf")]),
+    ("C/3+lazy", &[("cube", "3"), ("constrain", "lazy")]),
+    ("C/inf+off", &[("cube", "inf"), ("constrain", "off")]),
+    (
+        "exact+off",
+        &[("constrain", "off"), ("abstraction", "exact")],
+    ),
 ];
 
 /// Presets that name several.
 const GROUPS: &[(&str, &[&str])] = &[
     ("fig4", &["no-constrain", "lazy", "eager"]),
     ("fig6", &["C/3", "C/5", "C/inf"]),
+    ("abstractions", &["C/3+lazy", "C/inf+off", "exact+off"]),
 ];
 
 /// The configurations of a preset name.
@@ -390,6 +401,13 @@ mod tests {
         assert_eq!(preset("C/∞").unwrap(), preset("C/inf").unwrap());
         assert!(preset("S/3").unwrap_err().to_string().contains("symbolic"));
         assert!(matches!(preset("nope"), Err(BenchError::Usage(_))));
+        let ab = preset("abstractions").unwrap();
+        assert_eq!(
+            ab.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            ["C/3+lazy", "C/inf+off", "exact+off"]
+        );
+        assert_eq!(ab[1].args, ["--cube-len", "inf", "--constrain", "off"]);
+        assert_eq!(ab[2].args, ["--constrain", "off", "--abstraction", "exact"]);
     }
 
     #[test]

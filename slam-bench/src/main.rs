@@ -99,8 +99,10 @@ struct RunArgs {
     sets: Vec<PathBuf>,
     /// Named configurations, points of the dimension schema (see --dim): no-constrain,
     /// lazy, eager (constrain=off|lazy|eager), fig4 (the three: the Constrain paper's Fig. 4),
-    /// C/3, C/5, C/inf (cube=3|5|inf), fig6 (Fig. 6's concrete-prover columns). Default fig4
-    /// when no configuration is given.
+    /// C/3, C/5, C/inf (cube=3|5|inf), fig6 (Fig. 6's concrete-prover columns), C/3+lazy,
+    /// C/inf+off, exact+off, abstractions (the three: Cartesian with lazy constraints,
+    /// Cartesian at unbounded length, the exact abstraction). Default fig4 when no
+    /// configuration is given.
     #[arg(long, value_delimiter = ',', value_name = "NAME")]
     preset: Vec<String>,
     /// A configuration of your own, outside the schema: NAME='slam-run options'.

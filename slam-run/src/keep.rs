@@ -344,6 +344,12 @@ fn c2bp_flags(cfg: &Config) -> String {
     if o.max_queries != c2bp::Options::default().max_queries {
         s.push_str(&format!(" --max-queries {}", o.max_queries));
     }
+    if o.abstraction != c2bp::Abstraction::Cartesian {
+        s.push_str(&format!(
+            " --abstraction {} --max-cubes {}",
+            o.abstraction, o.max_cubes
+        ));
+    }
     for f in &cfg.settings.error_fns {
         s.push_str(&format!(" --error-fn {f}"));
     }

@@ -108,6 +108,15 @@ struct Args {
     /// the search for the inconsistent cubes of `enforce` gets 5 times as many).
     #[arg(long = "max-queries", value_name = "N", default_value_t = 20_000)]
     max_queries: u64,
+    /// How c2bp abstracts a statement: cartesian (each predicate on its own, cubes of at most
+    /// --cube-len literals) or exact (the exact relation of the predicates before and after
+    /// it, as a `constrain` clause; usually with --constrain off).
+    #[arg(long, value_name = "MODE", default_value = "cartesian")]
+    abstraction: c2bp::Abstraction,
+    /// With --abstraction exact: the most clauses of one statement's relation (beyond it the
+    /// statement keeps its Cartesian abstraction besides the clauses found).
+    #[arg(long = "max-cubes", value_name = "N", default_value_t = c2bp::DEFAULT_MAX_CUBES)]
+    max_cubes: usize,
     /// What to do at NDF: off (UNKNOWN), lazy (constrain and bebop, at most 4 times, 5
     /// constraints each) or eager (c2bp --havoc-all; 200 constraints, 200 alternations).
     #[arg(long, value_name = "MODE", default_value = "lazy")]
@@ -384,6 +393,8 @@ fn loop_config(
             sem: settings.sem,
             rlimit: args.rlimit,
             max_queries: args.max_queries,
+            abstraction: args.abstraction,
+            max_cubes: args.max_cubes,
         },
         max_iterations: args.max_iterations,
         constrain: args.constrain,

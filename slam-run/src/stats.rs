@@ -240,6 +240,9 @@ pub struct C2bpProcedure {
     pub seeded: u64,
     /// Cube searches stopped by the query limit (more `*`).
     pub capped: u64,
+    /// With the exact abstraction: statements whose relation stopped short (kept Cartesian
+    /// besides its clauses).
+    pub exact_capped: u64,
     /// The text is the previous abstraction's: nothing was searched.
     pub reused: bool,
     /// Edges whose statements were reused from the previous abstraction.
@@ -275,6 +278,7 @@ impl C2bpPhase {
                     prior_hits: p.prior_hits,
                     seeded: p.seeded,
                     capped: p.capped,
+                    exact_capped: p.exact_capped,
                     reused: p.reused,
                     statements_reused: p.stmts.reused,
                     statements_abstracted: p.stmts.translated,

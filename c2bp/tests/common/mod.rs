@@ -10,6 +10,17 @@ pub fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden")
 }
 
+/// The golden C inputs, sorted.
+pub fn golden_c_files() -> Vec<PathBuf> {
+    let mut cs: Vec<PathBuf> = std::fs::read_dir(data_dir())
+        .expect("golden dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    cs.sort();
+    cs
+}
+
 /// Lowers `c` with the given error conventions, reads of globals kept: these small programs
 /// use globals nothing assigns as arbitrary inputs of the statements under test, which the
 /// constant propagation of `cir::constprop` would turn into zeros.
