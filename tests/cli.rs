@@ -110,7 +110,13 @@ fn a_closed_stdout_ends_the_run_quietly() {
         .expect("read");
     let status = child.wait().expect("waits");
     assert_eq!(status.code(), Some(10), "{err}");
-    assert!(err.is_empty(), "{err}");
+    // Nothing but the progress lines a run past one second of wall-clock prints (a loaded
+    // machine): no complaint about the closed pipe, no panic.
+    let progress = |l: &str| {
+        l.strip_prefix("slam-run:")
+            .is_some_and(|r| r.trim_start().split_once(" s  iteration ").is_some())
+    };
+    assert!(err.lines().all(progress), "{err}");
 }
 
 #[test]
