@@ -400,16 +400,19 @@ fn error_note(stderr: &str) -> String {
 }
 
 /// Which time limit the run reached (module doc): the CPU limit when its CPU time reached it
-/// or SIGXCPU ended it; the wall-clock limit when it ran that long, was killed for it, or
-/// slam-run stopped itself at its `--timeout` (the wall-clock limit) with CPU time to spare.
+/// or SIGXCPU ended it; the wall-clock limit when it ran that long or was killed for it. A run
+/// that stopped itself with `UNKNOWN (timeout)` before the wall-clock limit passed cannot have
+/// met its `--timeout` (which is that limit, and slam-run's clock starts after ours): it caught
+/// SIGXCPU, which the kernel sends by its own CPU clock — sampled differently from the usage
+/// `wait4` reports, so on a loaded virtual machine such a run can report less CPU time than
+/// the limit.
 pub fn time_limit(end: &End, verdict: Option<&str>, opts: &RunOptions) -> Option<TimeLimit> {
     if end.cpu_seconds >= opts.cpu_limit || end.signal == Some(libc::SIGXCPU) {
         Some(TimeLimit::Cpu)
-    } else if end.killed_for_time
-        || end.wall_seconds >= opts.wall_limit
-        || verdict.is_some_and(|v| v.starts_with("UNKNOWN (timeout"))
-    {
+    } else if end.killed_for_time || end.wall_seconds >= opts.wall_limit {
         Some(TimeLimit::Wall)
+    } else if verdict.is_some_and(|v| v.starts_with("UNKNOWN (timeout")) {
+        Some(TimeLimit::Cpu)
     } else {
         None
     }
@@ -549,6 +552,11 @@ mod tests {
         assert_eq!(
             time_limit(&end(0.5, 39.0), Some("UNKNOWN (timeout)"), &opts),
             Some(TimeLimit::Wall)
+        );
+        // Stopped at a SIGXCPU that came at a reported 2.9 s: the CPU limit.
+        assert_eq!(
+            time_limit(&end(2.9, 3.2), Some("UNKNOWN (timeout)"), &opts),
+            Some(TimeLimit::Cpu)
         );
         let guarded = End {
             killed_for_time: true,
