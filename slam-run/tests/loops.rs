@@ -11,10 +11,11 @@
 //! mutants), which only check that they are never answered wrongly (minutes in the test
 //! profile).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use cir::pred::PredicateSet;
 use slam_run::Verdict;
 
 fn data(name: &str) -> PathBuf {
@@ -24,24 +25,13 @@ fn data(name: &str) -> PathBuf {
 }
 
 fn run(name: &str, refine: newton::RefineMode) -> slam_run::RunResult {
-    let path = data(name);
-    let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
-    let bytes = std::fs::read(&path).expect("read");
     let cfg = slam_run::Config {
         refine,
         max_iterations: 20,
         deadline: Some(Instant::now() + Duration::from_secs(120)),
         ..slam_run::Config::default()
     };
-    slam_run::run(
-        &prog,
-        &path,
-        &bytes,
-        PredicateSet::default(),
-        &cfg,
-        &mut |_| {},
-    )
-    .expect("runs")
+    common::run_file(&data(name), &cfg)
 }
 
 /// The safe programs the loop proves with `--refine auto`.

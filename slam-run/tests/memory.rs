@@ -5,10 +5,11 @@
 //! interpreter). The pun must stay sound: never TRUE for its mutant, never FALSE for the
 //! original.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use cir::pred::PredicateSet;
 use slam_run::Verdict;
 
 /// Wall-clock bound of one run (the suite's programs take well under a second in release).
@@ -20,33 +21,18 @@ fn data(name: &str) -> PathBuf {
 
 /// Runs `name` as written, or with `MUTANT` defined (a copy with the definition in front).
 fn run(name: &str, mutant: bool) -> Verdict {
-    let src = data(name);
-    let path = if mutant {
-        let dir = std::env::temp_dir().join(format!("slam-run-memory-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let text = std::fs::read_to_string(&src).expect("read");
-        let path = dir.join(format!("{name}_mutant.c"));
-        std::fs::write(&path, format!("#define MUTANT 1\n{text}")).expect("write");
-        path
-    } else {
-        src
-    };
-    let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
-    let bytes = std::fs::read(&path).expect("read");
     let config = slam_run::Config {
         deadline: Some(Instant::now() + DEADLINE),
         ..slam_run::Config::default()
     };
-    slam_run::run(
-        &prog,
-        &path,
-        &bytes,
-        PredicateSet::default(),
-        &config,
-        &mut |_| {},
-    )
-    .expect("runs")
-    .verdict
+    let src = data(name);
+    if mutant {
+        let text = std::fs::read_to_string(&src).expect("read");
+        let mutated = format!("#define MUTANT 1\n{text}");
+        common::run_text(&format!("{name}_mutant.c"), &mutated, &config).verdict
+    } else {
+        common::run_file(&src, &config).verdict
+    }
 }
 
 /// The original is TRUE, the mutant FALSE with a replayed path that ends at the error.

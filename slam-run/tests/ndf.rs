@@ -23,9 +23,10 @@
 //! abstraction loses: with `--constrain off` it proves every program of the suite (Fig. 1 also
 //! at `--enforce-len 0 --cube-len 1`).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use cir::pred::PredicateSet;
 use slam_run::{ConstrainMode, Verdict};
 
 fn data(name: &str) -> PathBuf {
@@ -55,28 +56,13 @@ fn run_with(
     c2bp: c2bp::Options,
     mode: ConstrainMode,
 ) -> slam_run::RunResult {
-    let dir = std::env::temp_dir().join(format!("slam-ndf-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write");
-    let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
     let cfg = slam_run::Config {
         c2bp,
         constrain: mode,
         max_iterations: 30,
         ..slam_run::Config::default()
     };
-    let r = slam_run::run(
-        &prog,
-        &path,
-        text.as_bytes(),
-        PredicateSet::default(),
-        &cfg,
-        &mut |_| {},
-    )
-    .expect("runs");
-    let _ = std::fs::remove_dir_all(&dir);
-    r
+    common::run_text(name, text, &cfg)
 }
 
 /// One program of the suite: off ends in NDF, lazy proves it; returns lazy's result.

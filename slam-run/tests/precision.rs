@@ -10,9 +10,10 @@
 //! - `wrap.c`: the wrap-around of an unsigned counter (`c + 1 < c`) and a bit set in it.
 //! - `mix.c`: a negative `int` converted to `unsigned int`, with a bit OR-ed in.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use cir::pred::PredicateSet;
 use slam_run::{Precision, UnknownReason, Verdict};
 
 fn data(name: &str) -> PathBuf {
@@ -21,29 +22,14 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Runs the loop on C text (written to a temporary file named after `name`) at `precision`.
+/// Runs the loop on C text (written to a scratch file named `name`) at `precision`.
 fn run_text(name: &str, text: &str, precision: Precision) -> slam_run::RunResult {
-    let dir = std::env::temp_dir().join(format!("slam-prec-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write");
-    let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
     let cfg = slam_run::Config {
         precision,
         max_iterations: 30,
         ..slam_run::Config::default()
     };
-    let r = slam_run::run(
-        &prog,
-        &path,
-        text.as_bytes(),
-        PredicateSet::default(),
-        &cfg,
-        &mut |_| {},
-    )
-    .expect("runs");
-    let _ = std::fs::remove_dir_all(&dir);
-    r
+    common::run_text(name, text, &cfg)
 }
 
 /// `name` is UNKNOWN because of the integer encoding in `int`, TRUE in `auto` (switching to
