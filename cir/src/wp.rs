@@ -172,10 +172,11 @@ impl Morris<'_> {
     /// For a structure `lhs` and a scalar `d` that may lie in it: a structure assignment is a
     /// field-wise update, so `d` is the field it may be, `(&lhs.f == &d) ? rhs.f : …`, for every
     /// field of a compatible type that may alias it (nested structures included). `None` when
-    /// a field that could hold `d` is in an array or a union, or none can (a pun).
+    /// a field that could hold `d` is in an array or a union, when `d` may lie in a field of
+    /// another type (a pun: `*(char *)&s.x` inside an `int` field), or when no field can hold it.
     fn fieldwise(&mut self, d: &Expr, dl: &Expr) -> Option<Expr> {
         let mut leaves = Vec::new();
-        if !self.leaves(self.lhs, &self.rhs.clone(), &d.ty, &mut leaves) || leaves.is_empty() {
+        if !self.leaves(self.lhs, &self.rhs.clone(), d, &mut leaves) || leaves.is_empty() {
             return None;
         }
         let mut v = dl.clone();
@@ -195,9 +196,10 @@ impl Morris<'_> {
         Some(v)
     }
 
-    /// The fields of `l` (assigned `r`) whose type is compatible with `ty`, in order; `false`
-    /// when one could hold a `ty` but is not reached by fields alone (arrays, unions).
-    fn leaves(&self, l: &Expr, r: &Expr, ty: &CType, out: &mut Vec<(Expr, Expr)>) -> bool {
+    /// The fields of `l` (assigned `r`) whose type is compatible with the read `d`'s, in order;
+    /// `false` when one could hold `d` but is not reached by fields alone (arrays, unions), or
+    /// when `d` may lie in a field of an incompatible type (its bytes change with that field).
+    fn leaves(&self, l: &Expr, r: &Expr, d: &Expr, out: &mut Vec<(Expr, Expr)>) -> bool {
         let field = |b: &Expr, name: &str, t: &CType| Expr {
             kind: ExprKind::Field(Box::new(b.clone()), name.to_string()),
             ty: t.clone(),
@@ -213,7 +215,7 @@ impl Morris<'_> {
                         &|x| ExprKind::Field(Box::new(x), name.clone()),
                         t,
                     );
-                    if !self.leaves(&field(l, name, t), &rf, ty, out) {
+                    if !self.leaves(&field(l, name, t), &rf, d, out) {
                         return false;
                     }
                 }
@@ -227,14 +229,15 @@ impl Morris<'_> {
                     ty: (**e).clone(),
                 };
                 let mut inner = Vec::new();
-                self.leaves(&at(l), &at(r), ty, &mut inner) && inner.is_empty()
+                !self.pts.may_alias(&at(l), d)
+                    && self.leaves(&at(l), &at(r), d, &mut inner)
+                    && inner.is_empty()
             }
-            t => {
-                if compatible(t, ty) {
-                    out.push((l.clone(), r.clone()));
-                }
+            t if compatible(t, &d.ty) => {
+                out.push((l.clone(), r.clone()));
                 true
             }
+            _ => !self.pts.may_alias(l, d),
         }
     }
 

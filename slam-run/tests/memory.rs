@@ -97,3 +97,26 @@ fn pun_through_char_pointer_is_sound() {
     let v = run("pun", true);
     assert!(!matches!(v, Verdict::True), "pun (mutant): {}", v.line());
 }
+
+/// A byte of an `int` field read through `char *` after the whole structure is assigned: the
+/// assignment changes the byte (the field-wise update must not take the read for unchanged just
+/// because the structure also has a `char` field). The error is reachable.
+#[test]
+fn a_whole_structure_assignment_changes_a_punned_byte() {
+    let text = "extern void reach_error(void);\n\
+                struct S { int x; char c; } s, t;\n\
+                int main(void) {\n\
+                  char *p = (char *)&s.x;\n\
+                  *p = 0;\n\
+                  t.x = 1;\n\
+                  s = t;\n\
+                  if (*p != 0) reach_error();\n\
+                  return 0;\n\
+                }\n";
+    let config = slam_run::Config {
+        deadline: Some(Instant::now() + DEADLINE),
+        ..slam_run::Config::default()
+    };
+    let v = common::run_text("pun_struct.c", text, &config).verdict;
+    assert!(matches!(v, Verdict::False(_)), "{}", v.line());
+}
