@@ -89,7 +89,9 @@ pub const DIMENSIONS: &[Dimension] = &[
         name: "precision",
         flag: Flag::Value("--precision"),
         values: Values::OneOf(&["int", "bv", "auto"]),
-        about: "the integer semantics: mathematical, bit-vectors, or chosen per task",
+        about: "the integer semantics: mathematical, bit-vectors, or integers switching to \
+                bit-vectors for the rest of the run at the first path that needs them (not \
+                with bitvector=on)",
     },
     Dimension {
         name: "abstraction",

@@ -237,7 +237,7 @@ impl<'r> Cegar<'r> {
     /// verdict, new predicates (the next iteration) or the limits.
     fn until_verdict(&mut self) -> Result<Verdict, RunError> {
         for i in 0..self.cfg.max_iterations {
-            let mut it = Iteration::new(i, self.preds.len(), 0);
+            let mut it = Iteration::new(i, self.preds.len(), 0, self.c2bp_opts.sem.bitvector);
             if self.cfg.timed_out() {
                 return Ok(self.stopped_before(i, Phase::C2bp, &it));
             }
@@ -250,7 +250,12 @@ impl<'r> Cegar<'r> {
                     Round::Done(verdict) => return Ok(verdict),
                     Round::Refined => break,
                     Round::Constrained => {
-                        it = Iteration::new(i, self.preds.len(), abs.alternation);
+                        it = Iteration::new(
+                            i,
+                            self.preds.len(),
+                            abs.alternation,
+                            self.c2bp_opts.sem.bitvector,
+                        );
                     }
                 }
             }
@@ -261,7 +266,6 @@ impl<'r> Cegar<'r> {
     /// One round on the Boolean program `abs`: check it; refine with its error trace; when
     /// the refinement makes no difference (NDF), constrain `abs` along the trace.
     fn round(&mut self, abs: &mut Abstraction, it: &mut Iteration) -> Result<Round, RunError> {
-        it.bitvector = self.c2bp_opts.sem.bitvector;
         let bp_file = self.keep.write(&abs.file("bp"), || &abs.text)?;
         if let Some(bp) = &bp_file {
             self.keep
@@ -382,7 +386,6 @@ impl<'r> Cegar<'r> {
         index: usize,
         it: &mut Iteration,
     ) -> Result<Abstraction, RunError> {
-        it.bitvector = self.c2bp_opts.sem.bitvector;
         self.report(index, Phase::C2bp, it);
         let preds_file = self.keep.write(&round_file(index, 0, "preds"), || {
             cir::pred::predicate_file_text(&self.preds)

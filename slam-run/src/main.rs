@@ -57,7 +57,7 @@ struct Args {
     /// bit-precise check decides; the summary line says `precision=int→bv@N`). Default: auto.
     #[arg(long, value_name = "MODE")]
     precision: Option<slam_run::Precision>,
-    /// The same as --precision bv (an error with --precision int).
+    /// The same as --precision bv (an error with --precision int or auto).
     #[arg(long)]
     bitvector: bool,
     /// Data model: ILP32 or LP64 (default: the task's, else ILP32).
@@ -187,10 +187,14 @@ fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
 
 fn main() {
     let args: Args = cli_common::args::parse(&EXIT_NOTES);
-    if args.bitvector && args.precision == Some(slam_run::Precision::Int) {
+    if let Some(p) = args
+        .precision
+        .filter(|p| args.bitvector && *p != slam_run::Precision::Bv)
+    {
         eprintln!(
-            "error: --bitvector (bit-precise) contradicts --precision int\n\nFor more \
-             information, try '--help'."
+            "error: --bitvector (bit-precise) contradicts --precision {}\n\nFor more \
+             information, try '--help'.",
+            p.name()
         );
         leave(exit::USAGE);
     }

@@ -188,11 +188,12 @@ pub struct AddedPredicate {
 impl Iteration {
     /// The record of alternation `alternation` of iteration `index`, abstracted with
     /// `predicates` predicates.
-    pub fn new(index: usize, predicates: usize, alternation: usize) -> Iteration {
+    pub fn new(index: usize, predicates: usize, alternation: usize, bitvector: bool) -> Iteration {
         Iteration {
             index,
             predicates,
             alternation,
+            bitvector,
             ..Iteration::default()
         }
     }
@@ -671,14 +672,14 @@ mod tests {
         assert_eq!(j.cut(0.1).stopped_in, Some(Phase::Setup));
         assert!(j.cut(0.1).iterations.is_empty());
         let preds = PredicateSet::default();
-        let mut first = Iteration::new(0, 2, 0);
+        let mut first = Iteration::new(0, 2, 0, false);
         j.observe(&[], &first, &preds, Phase::C2bp);
         first.c2bp_seconds = 0.5;
         j.observe(&[], &first, &preds, Phase::Bebop);
         first.bebop_seconds = 0.25;
         first.outcome = IterationOutcome::Infeasible;
         let done = vec![first];
-        let second = Iteration::new(1, 3, 0);
+        let second = Iteration::new(1, 3, 0, false);
         j.observe(&done, &second, &preds, Phase::C2bp);
         let mut second = second;
         second.c2bp_seconds = 0.75;
