@@ -78,7 +78,8 @@ pub(super) struct Encoder<'p> {
     /// [`Prover::project`] reads back as a conversion (`(unsigned)x`); otherwise it is
     /// `v < 0 ? v + 2^w : v`, the same value for every `v` of the signed type (so in every
     /// state without signed overflow) and far cheaper for Z3, which handles a case split on
-    /// the sign much better than a non-linear `mod`.
+    /// the sign much better than a non-linear `mod`. Set, every reduction into a type keeps
+    /// `mod` (none is written as a difference or a choice, see `reduce_in`).
     pub(super) modular: bool,
     /// Every term the encoding keeps uninterpreted (a memory cell, a field address, an
     /// imprecise operator) is a fresh unconstrained value instead of a function application:
@@ -149,7 +150,9 @@ impl<'p> Encoder<'p> {
         }
     }
 
-    /// All facts of the query (call after encoding every formula).
+    /// All facts of the query (call after encoding every formula). Every consumer asserts them
+    /// all: the encoding of reductions without `mod` (`reduce_in`) is exact only in states that
+    /// satisfy the range facts.
     pub(super) fn finish(mut self) -> Vec<Bool> {
         // Addresses are non-null and pairwise distinct.
         let addrs: Vec<Num> = self.addrs.values().cloned().collect();
@@ -445,17 +448,7 @@ impl<'p> Encoder<'p> {
             ExprKind::Var(_) | ExprKind::Deref(_) | ExprKind::Field(..) | ExprKind::Index(..) => {
                 Some(r.range())
             }
-            ExprKind::Cast(a) => {
-                let (rf, (flo, fhi)) = (self.repr(&a.ty)?, self.repr(&a.ty)?.range());
-                let (tlo, thi) = r.range();
-                if rf.is_bool || (tlo <= flo && fhi <= thi) {
-                    return self.interval(a);
-                }
-                // Reduced into the target's range, except a signed value out of its own range
-                // converted without `mod` (see `convert`).
-                let (lo, hi) = self.interval(a)?;
-                (flo <= lo && hi <= fhi).then_some((tlo, thi))
-            }
+            ExprKind::Cast(a) => self.converted_interval(a, r),
             ExprKind::Binary(op, _, _) if op.is_comparison() => Some((0, 1)),
             ExprKind::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul, _, _) if !r.signed => {
                 Some(r.range())
@@ -467,17 +460,29 @@ impl<'p> Encoder<'p> {
         }
     }
 
+    /// The values of `a` converted to a type represented by `rt` (as `convert` does; `rt` is
+    /// not `_Bool`).
+    fn converted_interval(&self, a: &Expr, rt: Repr) -> Option<(i128, i128)> {
+        let rf = self.repr(&a.ty)?;
+        let ((flo, fhi), (tlo, thi)) = (rf.range(), rt.range());
+        if rf.is_bool || (tlo <= flo && fhi <= thi) {
+            return self.interval(a);
+        }
+        // Reduced into the target's range, except a signed value out of its own range
+        // converted without `mod` (see `convert`).
+        let (lo, hi) = self.interval(a)?;
+        (flo <= lo && hi <= fhi).then_some((tlo, thi))
+    }
+
     /// The values of `a op b` computed over the integers on operands converted to `ty`, before
     /// any reduction into `ty`'s range.
     fn arith_interval(&self, op: BinOp, a: &Expr, b: &Expr, ty: &CType) -> Option<(i128, i128)> {
+        let r = self.repr(ty)?;
         let as_ty = |x: &Expr| {
             if x.ty == *ty {
                 self.interval(x)
             } else {
-                self.interval(&Expr {
-                    kind: ExprKind::Cast(Box::new(x.clone())),
-                    ty: ty.clone(),
-                })
+                self.converted_interval(x, r)
             }
         };
         let ((al, ah), (bl, bh)) = (as_ty(a)?, as_ty(b)?);
