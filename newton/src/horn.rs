@@ -214,12 +214,15 @@ pub fn refine(
     };
     report.outcome = outcome(&ctx, answer);
     // Houdini's invariant refutes the path program, but when it gives the abstraction
-    // nothing new (its atoms are all present), Spacer's may.
+    // nothing new (its atoms are all present), Spacer's may; Spacer's `unknown` leaves
+    // Houdini's refutation as the outcome.
     if houdini
         && matches!(&report.outcome, HornOutcome::Invariants { preds, .. } if preds.is_empty())
     {
         let answer = spacer(&enc, &pp, opts, hopts, cache, &mut report);
-        report.outcome = outcome(&ctx, answer);
+        if !matches!(answer, HornAnswer::Unknown(_)) {
+            report.outcome = outcome(&ctx, answer);
+        }
     }
     tracing::debug!(
         edges = report.edges,
