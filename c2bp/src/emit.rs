@@ -876,6 +876,7 @@ impl FnCx<'_, '_, '_, '_> {
         {
             self.stats.updates += t.updates;
             self.stats.star_updates += t.star_updates;
+            self.stats.exact_capped += t.exact_capped;
             self.temps.extend(t.temps.iter().cloned());
             self.stats.stmts.reused += 1;
             let alts = t
@@ -893,9 +894,10 @@ impl FnCx<'_, '_, '_, '_> {
             self.slots.push(Some((key, t.clone())));
             return alts;
         }
-        let (updates, stars, temps) = (
+        let (updates, stars, exact_capped, temps) = (
             self.stats.updates,
             self.stats.star_updates,
+            self.stats.exact_capped,
             self.temps.len(),
         );
         let (capped, unknowns) = (self.search.capped, self.cx.unknowns());
@@ -913,6 +915,7 @@ impl FnCx<'_, '_, '_, '_> {
                     .collect(),
                 updates: self.stats.updates - updates,
                 star_updates: self.stats.star_updates - stars,
+                exact_capped: self.stats.exact_capped - exact_capped,
                 temps: self.temps[temps..].to_vec(),
             })
         });
@@ -1007,13 +1010,15 @@ impl FnCx<'_, '_, '_, '_> {
             let _ = write!(k, "{}={text};", vars[i].name);
             texts.insert(text);
         }
+        // A cube with any literal in the vocabulary: the statement's searches and the cubes it
+        // excludes read no other (a larger key only costs reuse).
         for c in &self.known {
-            if c.iter().all(|(t, _)| texts.contains(t)) {
+            if c.iter().any(|(t, _)| texts.contains(t)) {
                 let _ = write!(k, "|{c:?}");
             }
         }
         for c in &self.mixed {
-            if c.iter().all(|l| inside[l.0]) {
+            if c.iter().any(|l| inside[l.0]) {
                 let _ = write!(k, "|{c:?}");
             }
         }

@@ -80,7 +80,8 @@ struct Args {
     /// With --abstraction exact: the most clauses of one statement's relation (beyond it, and
     /// beyond --max-queries, the statement keeps its Cartesian abstraction besides the clauses
     /// found; --stats counts such statements).
-    #[arg(long = "max-cubes", value_name = "N", default_value_t = c2bp::DEFAULT_MAX_CUBES)]
+    #[arg(long = "max-cubes", value_name = "N", default_value_t = c2bp::DEFAULT_MAX_CUBES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_cubes: usize,
     /// Print statistics to standard error (prover calls, cache hits, `*` share, time per procedure).
     #[arg(long)]

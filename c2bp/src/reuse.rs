@@ -34,6 +34,8 @@ pub struct EdgeText {
     pub updates: u64,
     /// Of which `*`.
     pub star_updates: u64,
+    /// Exact relations among them that stopped short.
+    pub exact_capped: u64,
     /// Call temporaries the translation declared, in order.
     pub temps: Vec<String>,
 }

@@ -305,6 +305,8 @@ fn kept_options(args: &[&str]) -> (PathBuf, cir::LowerOptions, c2bp::Options) {
             }
             "--rlimit" => opts.rlimit = value.parse().expect("rlimit"),
             "--max-queries" => opts.max_queries = value.parse().expect("query limit"),
+            "--abstraction" => opts.abstraction = value.parse().expect("abstraction"),
+            "--max-cubes" => opts.max_cubes = value.parse().expect("cube limit"),
             "--error-fn" => lower.error_fns.push(value.to_string()),
             "--error-label" => lower.error_labels.push(value.to_string()),
             "--bitvector" => {

@@ -115,7 +115,8 @@ struct Args {
     abstraction: c2bp::Abstraction,
     /// With --abstraction exact: the most clauses of one statement's relation (beyond it the
     /// statement keeps its Cartesian abstraction besides the clauses found).
-    #[arg(long = "max-cubes", value_name = "N", default_value_t = c2bp::DEFAULT_MAX_CUBES)]
+    #[arg(long = "max-cubes", value_name = "N", default_value_t = c2bp::DEFAULT_MAX_CUBES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_cubes: usize,
     /// What to do at NDF: off (UNKNOWN), lazy (constrain and bebop, at most 4 times, 5
     /// constraints each) or eager (c2bp --havoc-all; 200 constraints, 200 alternations).
