@@ -1,5 +1,5 @@
 //! How the loop runs: [`Config`] (the abstraction's options, limits, the `--keep` directory,
-//! the error conventions), [`ConstrainMode`], what happens when refinement stops making a
+//! the error conventions, the falsifier's options), [`ConstrainMode`], what happens when refinement stops making a
 //! difference, and [`Precision`], which C semantics the loop reasons in.
 
 use std::path::PathBuf;
@@ -34,6 +34,8 @@ pub struct Config {
     pub refine: newton::RefineMode,
     /// The Horn refiner's options (path program variant, resource limit, cap).
     pub horn: newton::horn::HornOptions,
+    /// The concrete-execution falsifier's options (`--falsify`, `--falsify-steps`).
+    pub falsify: crate::falsify::FalsifyOptions,
 }
 
 impl Default for Config {
@@ -49,6 +51,7 @@ impl Default for Config {
             precision: Precision::Auto,
             refine: newton::RefineMode::default(),
             horn: newton::horn::HornOptions::default(),
+            falsify: crate::falsify::FalsifyOptions::default(),
         }
     }
 }
