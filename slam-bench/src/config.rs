@@ -99,6 +99,12 @@ pub const DIMENSIONS: &[Dimension] = &[
         values: Values::OneOf(&["cartesian", "exact"]),
         about: "Cartesian abstraction with bounded cubes, or the exact Boolean abstraction",
     },
+    Dimension {
+        name: "falsify",
+        flag: Flag::Value("--falsify"),
+        values: Values::OneOf(&["off", "auto"]),
+        about: "the bounded concrete-execution falsifier, run when a trace goes round a loop",
+    },
 ];
 
 impl Dimension {
