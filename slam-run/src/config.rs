@@ -1,6 +1,7 @@
 //! How the loop runs: [`Config`] (the abstraction's options, limits, the `--keep` directory,
-//! the error conventions, the falsifier's options), [`ConstrainMode`], what happens when refinement stops making a
-//! difference, and [`Precision`], which C semantics the loop reasons in.
+//! the error conventions, the falsifier's options), [`ConstrainMode`], what happens when
+//! refinement stops making a difference, and [`Precision`], which C semantics the loop
+//! reasons in.
 
 use std::path::PathBuf;
 use std::time::Instant;
