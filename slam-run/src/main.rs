@@ -141,6 +141,19 @@ struct Args {
     /// Z3's resource limit of each Spacer configuration the Horn refiner tries (deterministic).
     #[arg(long = "horn-rlimit", value_name = "N", default_value_t = newton::horn::HornOptions::default().rlimit)]
     horn_rlimit: u32,
+    /// Abstract error traces refined per abstraction (≥ 1; 1: one, the classic loop). After
+    /// newton refutes bebop's trace with new predicates, the edge that made it infeasible is
+    /// blocked (its assume made `assume F`) in a copy of the Boolean program and bebop asked
+    /// for another trace, which newton refines too; and so on, up to N traces, until the
+    /// blocked program is safe, or until these extra checks and refinements have cost more
+    /// CPU time than the iteration's abstraction, check and first refinement. All the
+    /// predicates go into the next abstraction: fewer iterations, each re-abstracting once. A
+    /// further trace that replays to the error is a counterexample (FALSE). Verdicts come from
+    /// the same places as with 1. (--json: each iteration's `traces` and `traces_end`.)
+    #[arg(long = "traces-per-iteration", value_name = "N",
+          default_value_t = slam_run::DEFAULT_TRACES_PER_ITERATION,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    traces_per_iteration: usize,
     /// Log to standard error (-v stages, -vv details, -vvv everything); SLAM_LOG or RUST_LOG
     /// override.
     #[arg(short, long, action = clap::ArgAction::Count)]
@@ -411,6 +424,8 @@ fn loop_config(
             rlimit: args.horn_rlimit,
             ..newton::horn::HornOptions::default()
         },
+        traces_per_iteration: args.traces_per_iteration,
+        traces_cost_bound: true,
         keep: args.keep.clone(),
         deadline,
         settings,
