@@ -16,6 +16,10 @@
 //! announced ([`Progress`]) with the rounds completed so far and the one in progress, so that a
 //! caller that stops the loop from outside still has them ([`crate::Journal`]).
 //!
+//! With [`Config::traces_per_iteration`] above 1, a round whose trace newton refuted with new
+//! predicates looks for further error traces of the same abstraction, with the refuted edges
+//! blocked, and refines them too before the next abstraction ([`Cegar::more_traces`]).
+//!
 //! With [`Precision::Auto`] the loop starts in integer mode; a path newton leaves undecided
 //! because of that encoding (its model does not replay) is re-checked bit-precisely, and if
 //! that decides it the run continues bit-precisely ([`Cegar::recheck_bitvector`]).
@@ -687,14 +691,16 @@ impl<'r> Cegar<'r> {
     /// blocked, until [`Config::traces_per_iteration`] traces were refined, the blocked
     /// program is safe, or the extra checks and refinements have cost more CPU time than the
     /// round's abstraction, check and first refinement (beyond that, a new abstraction is the
-    /// cheaper way to a new trace; [`Config::traces_cost_bound`]). All the predicates go into the next abstraction, as if
-    /// from consecutive iterations, each with newton's refutation of a real C path; the
-    /// verdicts still come only from bebop on a whole abstraction (TRUE) and newton's
-    /// replay (FALSE). A further trace is a trace of the abstraction (blocking only removes
-    /// runs), so its C path is a path of the program: newton's replay of it to the error is
-    /// a counterexample like any other, and ends the run FALSE. A trace newton leaves
-    /// undecided ends the search (the round's refinement stands; no precision switch). The
-    /// divergence detector watches the first trace of each iteration, as with one trace.
+    /// cheaper way to a new trace; [`Config::traces_time_bound`]).
+    ///
+    /// All the predicates go into the next abstraction, as if from consecutive iterations,
+    /// each from newton's refutation of a C path; the verdicts still come only from bebop on
+    /// a whole abstraction (TRUE) and newton's replay (FALSE). A further trace is a trace of
+    /// the abstraction (blocking only removes runs), so its C path is a path of the program:
+    /// newton's replay of it to the error is a counterexample like any other, and ends the
+    /// run FALSE. A trace newton leaves undecided ends the search (the round's refinement
+    /// stands; no precision switch). The divergence detector watches the first trace of each
+    /// iteration, as with one trace.
     fn more_traces(
         &mut self,
         abs: &Abstraction,
@@ -721,7 +727,7 @@ impl<'r> Cegar<'r> {
             if self.cfg.timed_out() {
                 break TracesEnd::Deadline;
             }
-            if self.cfg.traces_cost_bound && spent > budget {
+            if self.cfg.traces_time_bound && spent > budget {
                 break TracesEnd::Cost;
             }
             match edge {

@@ -1,6 +1,6 @@
 //! Several abstract error traces refined per abstraction (`--traces-per-iteration`), through
-//! the library with the CPU-time bound off (so the runs are deterministic) and through the
-//! command for `--json` and the option's checks.
+//! the library and the command with the CPU-time bound off (so the runs are deterministic):
+//! the iterations saved, a counterexample found by a further trace, `--json`'s records.
 //!
 //! - `sites.c`: three error sites, each refuted by a predicate of its own. One trace per
 //!   iteration takes an iteration per site; three traces per iteration find all three
@@ -26,7 +26,7 @@ fn run(path: &Path, traces: usize) -> slam_run::RunResult {
     let bytes = std::fs::read(path).expect("read");
     let cfg = slam_run::Config {
         traces_per_iteration: traces,
-        traces_cost_bound: false,
+        traces_time_bound: false,
         ..slam_run::Config::default()
     };
     slam_run::run(
@@ -142,7 +142,12 @@ fn the_command_reports_the_traces_of_each_iteration() {
     let stats = dir.join("stats.json");
     let out = Command::new(env!("CARGO_BIN_EXE_slam-run"))
         .arg(data("sites.c"))
-        .args(["--traces-per-iteration", "2", "--json"])
+        .args([
+            "--traces-per-iteration",
+            "2",
+            "--no-traces-time-bound",
+            "--json",
+        ])
         .arg(&stats)
         .output()
         .expect("runs");
@@ -150,26 +155,24 @@ fn the_command_reports_the_traces_of_each_iteration() {
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&stats).expect("stats")).expect("json");
     let its = doc["iterations"].as_array().expect("iterations");
-    // One or two traces refined in each refining round, each with its predicates; the last
-    // round proved the abstraction.
-    let refining = &its[..its.len() - 1];
-    assert!(its.len() <= 3, "{} iterations", its.len());
-    for it in refining {
+    // Two sites from the first abstraction (the limit), the third from the second, whose
+    // blocked copy is safe; the third abstraction is proved.
+    assert_eq!(its.len(), 3);
+    for (it, (n, end)) in its.iter().zip([(2, "limit"), (1, "safe")]) {
         let traces = it["traces"].as_array().expect("traces");
-        assert!(matches!(traces.len(), 1 | 2), "{it}");
-        // Two traces reach the limit; after one, the blocked program was safe (the last
-        // site) or the time bound stopped the search.
-        let end = it["traces_end"].as_str().expect("text");
-        if traces.len() == 2 {
-            assert_eq!(end, "limit");
-        } else {
-            assert!(matches!(end, "safe" | "cost"), "{it}");
-        }
-        let sum: u64 = traces
+        assert_eq!(traces.len(), n, "{it}");
+        assert_eq!(it["traces_end"], end);
+        let added: Vec<u64> = traces
             .iter()
             .map(|t| t["predicates_added"].as_u64().expect("count"))
-            .sum();
-        assert_eq!(it["predicates_added"].as_u64(), Some(sum));
+            .collect();
+        assert!(added.iter().all(|&k| k == 1), "{it}");
+        assert_eq!(it["predicates_added"].as_u64(), Some(n as u64));
+        let blocked: Vec<u64> = traces
+            .iter()
+            .map(|t| t["blocked"].as_u64().expect("count"))
+            .collect();
+        assert_eq!(blocked, (0..n as u64).collect::<Vec<_>>());
         assert!(traces.iter().all(|t| t["path_len"].as_u64() > Some(0)));
     }
     let last = its.last().expect("a round");
