@@ -659,6 +659,8 @@ impl<'r> Cegar<'r> {
         blocked: usize,
         it: &mut Iteration,
     ) {
+        // The first trace's Horn run is the round's own record.
+        let horn = if blocked > 0 { r.horn.clone() } else { None };
         for x in &r.reasons {
             let source = x.refiner.as_str().to_string();
             self.origins
@@ -678,6 +680,7 @@ impl<'r> Cegar<'r> {
             blocked,
             new_predicates,
             predicates_added: self.preds.len() - before,
+            horn,
         });
         it.new_predicates = it.traces.iter().map(|t| t.new_predicates).sum();
         it.predicates_added = it.traces.iter().map(|t| t.predicates_added).sum();

@@ -180,7 +180,7 @@ pub struct Iteration {
 }
 
 /// A trace refined in a round, in `--stats-json`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct RefinedTrace {
     /// Its length in C edges.
     pub path_len: usize,
@@ -191,6 +191,9 @@ pub struct RefinedTrace {
     pub new_predicates: usize,
     /// Predicates it added to the set.
     pub predicates_added: usize,
+    /// What the Horn refiner did on it, when it ran on a further trace (the first trace's is
+    /// the round's `horn`).
+    pub horn: Option<newton::HornSummary>,
 }
 
 /// Why the search for more error traces of one abstraction ended. Written into `--stats-json`
@@ -259,6 +262,13 @@ pub struct AddedPredicate {
 }
 
 impl Iteration {
+    /// What the Horn refiner did in this round: on its trace, then on the further traces.
+    pub fn horn_runs(&self) -> impl Iterator<Item = &newton::HornSummary> {
+        self.horn
+            .iter()
+            .chain(self.traces.iter().filter_map(|t| t.horn.as_ref()))
+    }
+
     /// The record of alternation `alternation` of iteration `index`, abstracted with
     /// `predicates` predicates.
     pub fn new(index: usize, predicates: usize, alternation: usize, bitvector: bool) -> Iteration {
@@ -575,11 +585,12 @@ impl RunResult {
             predicates: self.predicates.len(),
             predicates_file: cir::pred::predicate_file_text(&self.predicates),
             predicate_sources: &self.sources,
-            horn_calls: self.iterations.iter().filter(|i| i.horn.is_some()).count(),
+            horn_calls: self.iterations.iter().map(|i| i.horn_runs().count()).sum(),
             horn_seconds: self
                 .iterations
                 .iter()
-                .filter_map(|i| i.horn.as_ref().map(|h| h.seconds))
+                .flat_map(Iteration::horn_runs)
+                .map(|h| h.seconds)
                 .sum(),
             c2bp_seconds: self.stage_seconds(|i| i.c2bp_seconds),
             c2bp_cpu_seconds: self.stage_seconds(|i| i.c2bp_cpu_seconds),

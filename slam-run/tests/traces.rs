@@ -52,6 +52,14 @@ fn added(r: &slam_run::RunResult) -> Vec<(String, String)> {
     v
 }
 
+/// Each trace's length, edges blocked, predicates proposed and added.
+fn counts(traces: &[RefinedTrace]) -> Vec<(usize, usize, usize, usize)> {
+    traces
+        .iter()
+        .map(|t| (t.path_len, t.blocked, t.new_predicates, t.predicates_added))
+        .collect()
+}
+
 #[test]
 fn one_abstraction_refines_the_traces_of_several_iterations() {
     let path = data("sites.c");
@@ -88,7 +96,10 @@ fn one_abstraction_refines_the_traces_of_several_iterations() {
     assert_eq!(added(&one), added(&three));
     assert_eq!(one.predicates.len(), three.predicates.len());
     // The first trace of each is the abstraction's own: the same in both runs.
-    assert_eq!(one.iterations[0].traces, first.traces[..1]);
+    assert_eq!(
+        counts(&one.iterations[0].traces),
+        counts(&first.traces[..1])
+    );
 }
 
 #[test]
@@ -102,15 +113,7 @@ fn a_further_trace_that_replays_is_a_counterexample() {
     assert_eq!(r.iterations.len(), 1);
     let it = &r.iterations[0];
     assert_eq!(it.traces_end, TracesEnd::Feasible);
-    assert_eq!(
-        it.traces,
-        [RefinedTrace {
-            path_len: it.path_len,
-            blocked: 0,
-            new_predicates: 1,
-            predicates_added: 1,
-        }]
-    );
+    assert_eq!(counts(&it.traces), [(it.path_len, 0, 1, 1)]);
     // The counterexample replays on the concrete program (checked independently, as a
     // violation witness) and goes through the second site.
     let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
