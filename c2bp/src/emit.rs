@@ -106,6 +106,9 @@ pub struct ProcStats {
     /// Statements whose exact relation stopped short (`--abstraction exact`: over
     /// `--max-cubes`, the query limit, or an `unknown`), kept Cartesian besides.
     pub exact_capped: u64,
+    /// Cubes the transitions are written with: those of each Cartesian update and assume
+    /// (`F(φ)`, `F(¬φ)`) and the clauses of each exact relation — the abstraction's size.
+    pub cubes: u64,
     /// Cube searches answered from the procedure's memo.
     pub memo_hits: u64,
     /// Cube searches answered from earlier abstractions.
@@ -380,10 +383,13 @@ impl FnCx<'_, '_, '_, '_> {
     fn choose(&mut self, vs: &VarSet, w: Option<&Expr>) -> String {
         self.stats.updates += 1;
         let text = match w {
-            Some(w) if !self.havoc_all() => self
-                .en
-                .approx(self.cx, &mut self.search, &self.known, vs, w)
-                .choose_text(vs),
+            Some(w) if !self.havoc_all() => {
+                let a = self
+                    .en
+                    .approx(self.cx, &mut self.search, &self.known, vs, w);
+                self.stats.cubes += (a.pos.len() + a.neg.len()) as u64;
+                a.choose_text(vs)
+            }
             _ => "*".to_string(),
         };
         if text == "*" {
@@ -426,6 +432,7 @@ impl FnCx<'_, '_, '_, '_> {
             return Some(plain);
         };
         self.stats.exact_capped += u64::from(!rel.complete);
+        self.stats.cubes += rel.cubes;
         Some(match rel.text {
             Some(r) => format!("{} constrain {r};", plain.trim_end_matches(';')),
             None => plain,
@@ -443,10 +450,13 @@ impl FnCx<'_, '_, '_, '_> {
             crate::exact::condition(&self.en, self.cx, vs, c, max)
         });
         let cartesian = |me: &mut Self| {
-            me.en
-                .approx(me.cx, &mut me.search, &me.known, vs, c)
-                .weaken_text(vs)
+            let a = me.en.approx(me.cx, &mut me.search, &me.known, vs, c);
+            me.stats.cubes += a.neg.len() as u64;
+            a.weaken_text(vs)
         };
+        if let Some(r) = &rel {
+            self.stats.cubes += r.cubes;
+        }
         match rel {
             None => cartesian(self),
             Some(r) if r.complete => r.text.unwrap_or_else(|| "T".to_string()),
@@ -877,6 +887,7 @@ impl FnCx<'_, '_, '_, '_> {
             self.stats.updates += t.updates;
             self.stats.star_updates += t.star_updates;
             self.stats.exact_capped += t.exact_capped;
+            self.stats.cubes += t.cubes;
             self.temps.extend(t.temps.iter().cloned());
             self.stats.stmts.reused += 1;
             let alts = t
@@ -894,10 +905,11 @@ impl FnCx<'_, '_, '_, '_> {
             self.slots.push(Some((key, t.clone())));
             return alts;
         }
-        let (updates, stars, exact_capped, temps) = (
+        let (updates, stars, exact_capped, cubes, temps) = (
             self.stats.updates,
             self.stats.star_updates,
             self.stats.exact_capped,
+            self.stats.cubes,
             self.temps.len(),
         );
         let (capped, unknowns) = (self.search.capped, self.cx.unknowns());
@@ -916,6 +928,7 @@ impl FnCx<'_, '_, '_, '_> {
                 updates: self.stats.updates - updates,
                 star_updates: self.stats.star_updates - stars,
                 exact_capped: self.stats.exact_capped - exact_capped,
+                cubes: self.stats.cubes - cubes,
                 temps: self.temps[temps..].to_vec(),
             })
         });
