@@ -512,15 +512,7 @@ impl<'r> Cegar<'r> {
     ) -> Result<ControlFlow<Verdict, Box<newton::Refutation>>, RunError> {
         self.report(abs.index, Phase::Newton, it);
         let t = Stopwatch::start();
-        let mut res = newton::analyze_refined(
-            self.prog,
-            &self.pts,
-            &self.preds,
-            path,
-            &self.newton_opts,
-            false,
-            &mut self.horn_cache,
-        );
+        let mut res = self.newton(path);
         if let newton::Outcome::Unknown { reason, kind } = &res
             && self.may_switch
             && kind.may_depend_on_precision()
@@ -546,6 +538,20 @@ impl<'r> Cegar<'r> {
                 ControlFlow::Continue(r)
             }
         })
+    }
+
+    /// Newton on `path` by the loop's one entry point for every trace it refines, with the
+    /// run's cache of the Horn refiner's answers.
+    fn newton(&mut self, path: &[CStep]) -> newton::Outcome {
+        newton::analyze_refined(
+            self.prog,
+            &self.pts,
+            &self.preds,
+            path,
+            &self.newton_opts,
+            false,
+            &mut self.horn_cache,
+        )
     }
 
     /// Re-checks `path`, which newton left undecided in integer mode for `reason`, with the
@@ -754,15 +760,7 @@ impl<'r> Cegar<'r> {
                 .map_err(|e| RunError::Internal(format!("bebop's trace: {e}")))?;
             self.report(abs.index, Phase::Newton, it);
             let t = Stopwatch::start();
-            let res = newton::analyze_refined(
-                self.prog,
-                &self.pts,
-                &self.preds,
-                &next,
-                &self.newton_opts,
-                false,
-                &mut self.horn_cache,
-            );
+            let res = self.newton(&next);
             let (wall, cpu) = t.stop();
             it.newton_seconds += wall;
             it.newton_cpu_seconds += cpu;
