@@ -4,7 +4,7 @@
 //!
 //! | edge | statements (`part=`) |
 //! |---|---|
-//! | `lhs := rhs` | `b_φ := choose(F(WP(φ)), F(WP(¬φ)))` for each φ whose WP differs, one parallel assignment (`assign`) |
+//! | `lhs := rhs` | `b_φ := choose(F(WP(φ)), F(WP(¬φ)))` for each φ whose WP differs, one parallel assignment (`assign`); when `rhs` is the result of a `calloc` just made, the new object's scalars in WP(φ) are 0 |
 //! | `lhs := *` | `b_φ := *` for each φ reading a location that may alias `lhs` (`havoc`) |
 //! | `assume(c)` | `assume G(c)`, `G(c) = ¬F(¬c)`; a predicate maps to its variable (`cond`) |
 //! | call of a defined `R` | actual temporaries (`actuals`), the call into return temporaries (`call`), the caller predicates the call may change (`effects`) |
@@ -119,6 +119,46 @@ pub struct ProcStats {
     pub reused: bool,
     /// Edges whose statements were reused or translated ([`crate::reuse`]).
     pub stmts: ReuseStats,
+}
+
+/// When edge `e` assigns `rhs`, the result of a `calloc` of a `T` that reaches `e` with nothing
+/// but `assume`s between them (the lowering's `t := calloc(1, sizeof(T)); assume(t != 0);
+/// x := t`): that temporary and `T`. Every scalar of the object still reads zero at `e`.
+fn zeroed_allocation(f: &Function, e: &Edge, rhs: &Expr) -> Option<(VarId, CType)> {
+    let ExprKind::Var(tmp) = rhs.kind else {
+        return None;
+    };
+    let CType::Pointer(t) = &rhs.ty else {
+        return None;
+    };
+    if matches!(**t, CType::Void | CType::Func(_)) {
+        return None;
+    }
+    let mut node = e.from;
+    // Each step goes to an earlier node; the bound only guards against a malformed graph.
+    for _ in 0..f.edges.len() {
+        let mut into = f.edges.iter().filter(|x| x.to == node);
+        let (Some(p), None) = (into.next(), into.next()) else {
+            return None;
+        };
+        match &p.kind {
+            EdgeKind::Assume(_) => node = p.from,
+            EdgeKind::Call {
+                ret: Some(r),
+                callee: Callee::External(n),
+                ..
+            } if *r == tmp && n == "calloc" => return Some((tmp, (**t).clone())),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// `w` with every read of a scalar of the zero-filled object `tmp` points to replaced by 0.
+fn zero_contents(prog: &Program, w: &Expr, tmp: VarId, t: &CType) -> Expr {
+    cir::wp::map_allocated_reads(prog, w, tmp, t, &mut |_, ty| {
+        convert(&Expr::int(0, CType::INT), ty)
+    })
 }
 
 /// The text of one Boolean procedure and its counters.
@@ -1046,12 +1086,17 @@ impl FnCx<'_, '_, '_, '_> {
             EdgeKind::Assign { lhs, rhs } => {
                 let mut updates = Vec::new();
                 let mut assigned = BTreeSet::new();
+                let zeroed = zeroed_allocation(self.f, e, rhs);
                 for i in 0..self.body.vars.len() {
                     let phi = self.body.vars[i].expr.clone();
                     let w = wp_assign(lhs, rhs, &phi, self.sh.pts);
                     if w.as_ref() == Some(&phi) {
                         continue;
                     }
+                    let w = match (w, &zeroed) {
+                        (Some(w), Some((tmp, t))) => Some(zero_contents(self.sh.prog, &w, *tmp, t)),
+                        (w, _) => w,
+                    };
                     let w = w.map(cir::pred::normalize);
                     updates.push((self.body.vars[i].name.clone(), w));
                     assigned.insert(i);
