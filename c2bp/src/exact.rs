@@ -42,6 +42,8 @@ pub(crate) struct Relation {
     pub(crate) complete: bool,
     /// For each update: whether some clause mentions its new value.
     pub(crate) constrained: Vec<bool>,
+    /// The clauses found.
+    pub(crate) cubes: u64,
 }
 
 /// The atoms of a relation: the predicates of `vs` that share a location with one of the
@@ -227,6 +229,7 @@ pub(crate) fn transition(
             text: None,
             complete: true,
             constrained,
+            cubes: 0,
         };
     }
     let (atoms, pre) = vocabulary(en, vs, &news);
@@ -242,6 +245,7 @@ pub(crate) fn transition(
         text: conjunction(&atoms, &cubes),
         complete,
         constrained,
+        cubes: cubes.len() as u64,
     }
 }
 
@@ -268,5 +272,6 @@ pub(crate) fn condition(
         text: conjunction(&atoms, &kept),
         complete,
         constrained: Vec::new(),
+        cubes: kept.len() as u64,
     }
 }

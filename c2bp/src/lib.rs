@@ -198,6 +198,8 @@ impl Output {
         let capped =
             self.procs.iter().map(|p| p.capped).sum::<u64>() + u64::from(self.global_capped);
         let _ = writeln!(out, "  cube searches stopped by the query limit: {capped}");
+        let cubes: u64 = self.procs.iter().map(|p| p.cubes).sum();
+        let _ = writeln!(out, "  cubes in the transitions: {cubes}");
         let over: u64 = self.procs.iter().map(|p| p.exact_capped).sum();
         if over > 0 {
             let _ = writeln!(
@@ -556,6 +558,7 @@ fn reuse_unchanged(
                         star_updates: stats.star_updates,
                         capped: stats.capped,
                         exact_capped: stats.exact_capped,
+                        cubes: stats.cubes,
                         reused: true,
                         stmts: reuse::ReuseStats {
                             reused: f.edges.len() as u64,

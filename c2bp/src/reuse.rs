@@ -39,6 +39,8 @@ pub struct EdgeText {
     pub star_updates: u64,
     /// Exact relations among them that stopped short.
     pub exact_capped: u64,
+    /// Cubes the statements are written with.
+    pub cubes: u64,
     /// Call temporaries the translation declared, in order.
     pub temps: Vec<String>,
 }
