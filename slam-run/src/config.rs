@@ -34,7 +34,25 @@ pub struct Config {
     pub refine: newton::RefineMode,
     /// The Horn refiner's options (path program variant, resource limit, cap).
     pub horn: newton::horn::HornOptions,
+    /// Abstract error traces refined per abstraction (at least 1): after newton refutes
+    /// bebop's trace with new predicates, up to this many minus one more traces of the same
+    /// Boolean program, each found with the edges refuted so far blocked, are refined too
+    /// and all their predicates go into the next abstraction (module `cegar`). 1 is the
+    /// classic loop, one trace per abstraction.
+    pub traces_per_iteration: usize,
+    /// Whether that search also stops once its extra checks and refinements have cost more
+    /// CPU time than the round's abstraction, check and first refinement (on by default).
+    /// The one place where timing steers the loop: it decides how many of the predicates
+    /// arrive in this iteration rather than a later one, never a verdict's grounds. Off, the
+    /// count alone bounds the search and the run is deterministic again (the tests).
+    pub traces_time_bound: bool,
 }
+
+/// The default of [`Config::traces_per_iteration`]: of 1, 2, 3, 5 and 8, the one with the
+/// fewest iterations and the least CPU time on the corpus's `locks` and
+/// `ntdrivers-simplified` sets (slam-bench, `--dim traces=…`). The search usually ends
+/// before it, when the blocked program is safe or at the time bound.
+pub const DEFAULT_TRACES_PER_ITERATION: usize = 8;
 
 impl Default for Config {
     fn default() -> Config {
@@ -49,6 +67,8 @@ impl Default for Config {
             precision: Precision::Auto,
             refine: newton::RefineMode::default(),
             horn: newton::horn::HornOptions::default(),
+            traces_per_iteration: DEFAULT_TRACES_PER_ITERATION,
+            traces_time_bound: true,
         }
     }
 }

@@ -141,6 +141,25 @@ struct Args {
     /// Z3's resource limit of each Spacer configuration the Horn refiner tries (deterministic).
     #[arg(long = "horn-rlimit", value_name = "N", default_value_t = newton::horn::HornOptions::default().rlimit)]
     horn_rlimit: u32,
+    /// Abstract error traces refined per abstraction (≥ 1; 1: one, the classic loop). After
+    /// newton refutes bebop's trace with new predicates, the edge that made it infeasible is
+    /// blocked (its assume made `assume F`) in a copy of the Boolean program and bebop asked
+    /// for another trace, which newton refines too; and so on, up to N traces, until the
+    /// blocked program is safe, or until these extra checks and refinements have cost more
+    /// CPU time than the iteration's abstraction, check and first refinement. All the
+    /// predicates go into the next abstraction: fewer iterations, each re-abstracting once. A
+    /// further trace that replays to the error is a counterexample (FALSE). Verdicts come from
+    /// the same places as with 1. (--json: each iteration's `traces` and `traces_end`.)
+    #[arg(long = "traces-per-iteration", value_name = "N",
+          default_value_t = slam_run::DEFAULT_TRACES_PER_ITERATION,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    traces_per_iteration: usize,
+    /// Bound the search for more traces by --traces-per-iteration alone, not also by its CPU
+    /// time: the time bound is the one choice of the loop that depends on timing (it decides
+    /// how many predicates arrive in an iteration rather than a later one); without it, the
+    /// same input gives the same run.
+    #[arg(long = "no-traces-time-bound")]
+    no_traces_time_bound: bool,
     /// Log to standard error (-v stages, -vv details, -vvv everything); SLAM_LOG or RUST_LOG
     /// override.
     #[arg(short, long, action = clap::ArgAction::Count)]
@@ -420,6 +439,8 @@ fn loop_config(
             rlimit: args.horn_rlimit,
             ..newton::horn::HornOptions::default()
         },
+        traces_per_iteration: args.traces_per_iteration,
+        traces_time_bound: !args.no_traces_time_bound,
         keep: args.keep.clone(),
         deadline,
         settings,
