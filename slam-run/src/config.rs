@@ -41,10 +41,10 @@ pub struct Config {
     /// classic loop, one trace per abstraction.
     pub traces_per_iteration: usize,
     /// Whether that search also stops once its extra checks and refinements have cost more
-    /// CPU time than the round's abstraction, check and first refinement (on by default).
-    /// The one place where timing steers the loop: it decides how many of the predicates
-    /// arrive in this iteration rather than a later one, never a verdict's grounds. Off, the
-    /// count alone bounds the search and the run is deterministic again (the tests).
+    /// CPU time than the round's abstraction, check and first refinement (off by default).
+    /// On, timing steers the loop: it decides how many of the predicates arrive in this
+    /// iteration rather than a later one, never a verdict's grounds. Off, the count alone
+    /// bounds the search and the run is deterministic.
     pub traces_time_bound: bool,
 }
 
@@ -68,7 +68,7 @@ impl Default for Config {
             refine: newton::RefineMode::default(),
             horn: newton::horn::HornOptions::default(),
             traces_per_iteration: DEFAULT_TRACES_PER_ITERATION,
-            traces_time_bound: true,
+            traces_time_bound: false,
         }
     }
 }

@@ -154,12 +154,12 @@ struct Args {
           default_value_t = slam_run::DEFAULT_TRACES_PER_ITERATION,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     traces_per_iteration: usize,
-    /// Bound the search for more traces by --traces-per-iteration alone, not also by its CPU
-    /// time: the time bound is the one choice of the loop that depends on timing (it decides
-    /// how many predicates arrive in an iteration rather than a later one); without it, the
-    /// same input gives the same run.
-    #[arg(long = "no-traces-time-bound")]
-    no_traces_time_bound: bool,
+    /// Also stop the search for more traces once it has cost more CPU time than the round's
+    /// abstraction, check and first refinement. Off by default: it is the one choice of the
+    /// loop that would depend on timing (how many predicates arrive in an iteration rather
+    /// than a later one), and without it the same input gives the same run.
+    #[arg(long = "traces-time-bound")]
+    traces_time_bound: bool,
     /// Log to standard error (-v stages, -vv details, -vvv everything); SLAM_LOG or RUST_LOG
     /// override.
     #[arg(short, long, action = clap::ArgAction::Count)]
@@ -440,7 +440,7 @@ fn loop_config(
             ..newton::horn::HornOptions::default()
         },
         traces_per_iteration: args.traces_per_iteration,
-        traces_time_bound: !args.no_traces_time_bound,
+        traces_time_bound: args.traces_time_bound,
         keep: args.keep.clone(),
         deadline,
         settings,

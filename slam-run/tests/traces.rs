@@ -145,12 +145,7 @@ fn the_command_reports_the_traces_of_each_iteration() {
     let stats = dir.join("stats.json");
     let out = Command::new(env!("CARGO_BIN_EXE_slam-run"))
         .arg(data("sites.c"))
-        .args([
-            "--traces-per-iteration",
-            "2",
-            "--no-traces-time-bound",
-            "--json",
-        ])
+        .args(["--traces-per-iteration", "2", "--json"])
         .arg(&stats)
         .output()
         .expect("runs");
