@@ -40,7 +40,8 @@ use cir::wp::{convert, mentions_var, reads_alias, wp_assign};
 
 use bp_c::names::{CallTemp, caller_reading};
 
-use crate::cubes::{Cube, Enumerator, Memo, PredVar, Prior, SearchStats, VarSet, locations};
+use crate::cubes::{Cube, Enumerator, Memo, PredVar, Prior, SearchStats, VarSet};
+use crate::relevance::Relevance;
 use crate::reuse::{EdgeSlot, EdgeText, EdgeTexts, ReuseStats, vocabulary};
 use crate::signature::{ModSet, Signature, call_targets, external_mod, reads_any};
 use crate::{Abstraction, Options};
@@ -989,34 +990,38 @@ impl FnCx<'_, '_, '_, '_> {
         for (name, x) in self.scope_temps(e) {
             extra.push(prog, pts, name, &x);
         }
-        let mut locs = BTreeSet::new();
+        let mut locs = Relevance::default();
+        // Whether the weakest preconditions may compare addresses ([`crate::reuse`]).
+        let mut promote = false;
         let mut k = String::new();
         let mut mods: Vec<ModSet> = Vec::new();
         let mut writes: Option<&Expr> = None;
         let mut result: Option<VarId> = None;
         match &e.kind {
             EdgeKind::Assign { lhs, rhs } => {
-                locs.extend(locations(lhs, pts));
-                locs.extend(locations(rhs, pts));
+                locs.extend(&Relevance::of(lhs, pts));
+                locs.extend(&Relevance::of(rhs, pts));
                 writes = Some(lhs);
             }
             EdgeKind::Havoc { lhs, .. } => writes = Some(lhs),
-            EdgeKind::Assume(c) => locs.extend(locations(c, pts)),
+            EdgeKind::Assume(c) => locs.extend(&Relevance::of(c, pts)),
             EdgeKind::Return(val) => {
+                promote = true;
                 if let Some(v) = val {
-                    locs.extend(locations(v, pts));
+                    locs.extend(&Relevance::of(v, pts));
                 }
                 for p in self.own.iter().filter(|p| p.is_return_predicate()) {
-                    locs.extend(locations(&p.expr, pts));
+                    locs.extend(&Relevance::of(&p.expr, pts));
                     let _ = write!(k, "{}={};", p.name(), p.text);
                 }
             }
             EdgeKind::Error { .. } | EdgeKind::Halt { .. } | EdgeKind::Skip => return k,
             EdgeKind::Call { ret, callee, args } => {
                 for a in args {
-                    locs.extend(locations(a, pts));
+                    locs.extend(&Relevance::of(a, pts));
                 }
                 result = *ret;
+                promote = true;
                 let (targets, external) = call_targets(prog, pts, callee);
                 for &g in &targets {
                     mods.push(self.sh.mods[g.0 as usize].clone());
@@ -1034,7 +1039,7 @@ impl FnCx<'_, '_, '_, '_> {
                     }
                     for &i in &sig.formals {
                         let w = caller_reading(prog, gf, None, args, &gown[i].expr);
-                        locs.extend(locations(&w, pts));
+                        locs.extend(&Relevance::of(&w, pts));
                     }
                     for (name, x) in self.returns_of(e, g, *ret, args).1 {
                         extra.push(prog, pts, name, &x);
@@ -1049,11 +1054,21 @@ impl FnCx<'_, '_, '_, '_> {
             }
         }
         let vars: Vec<&PredVar> = self.body.vars.iter().chain(&extra.vars).collect();
-        let voc = vocabulary(&vars, &locs, |v| {
+        let seed = |v: &PredVar| {
             writes.is_some_and(|lhs| reads_alias(&v.expr, lhs, pts))
                 || result.is_some_and(|r| mentions_var(&v.expr, r))
                 || mods.iter().any(|m| reads_any(pts, &v.expr, m))
-        });
+        };
+        if let (EdgeKind::Assign { .. }, Some(lhs)) = (&e.kind, writes) {
+            promote = compares_addresses(lhs, &vars, pts);
+        }
+        if promote {
+            for v in vars.iter().filter(|v| seed(v)) {
+                locs.extend(&v.locs);
+            }
+            locs.promote();
+        }
+        let voc = vocabulary(&vars, &locs, seed, pts);
         let mut inside = vec![false; vars.len()];
         let mut texts = std::collections::HashSet::new();
         k.push('|');
@@ -1345,4 +1360,24 @@ fn zero_globals(prog: &Program, e: &Expr) -> Expr {
         }
     }
     go(prog, e)
+}
+
+/// Whether Morris's axiom may compare addresses in the weakest precondition of an assignment to
+/// `lhs` over one of `vars` ([`cir::wp`]): a structure assigned field by field, a location of
+/// `lhs`'s own address that it may overwrite, or a location a variable reads that may alias
+/// `lhs` without being `lhs` itself. Such a comparison reads as values the pointers the two
+/// locations are reached through.
+fn compares_addresses(lhs: &Expr, vars: &[&PredVar], pts: &PointsTo) -> bool {
+    if matches!(lhs.ty, CType::Struct(_) | CType::Array(..)) {
+        return true;
+    }
+    let mut hit = false;
+    for c in lhs.children() {
+        c.walk(&mut |x| hit |= x.is_lvalue() && pts.may_alias(lhs, x));
+    }
+    for v in vars {
+        v.expr
+            .walk(&mut |x| hit |= x.is_lvalue() && x != lhs && pts.may_alias(lhs, x));
+    }
+    hit
 }

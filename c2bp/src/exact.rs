@@ -12,7 +12,7 @@
 //! models when the valuations are few, else breadth-first by length under a query budget), at
 //! unbounded length. An `unknown` answer leaves a cube out of the relation, which only weakens
 //! it. The unassigned predicates in the relation are those that share a location with a new
-//! value, transitively (the relevance of the cube search, [`Enumerator::connected`]: `x < y`
+//! value, transitively (the relevance of the cube search, [`crate::relevance`]: `x < y`
 //! next to `y < z` and `x < z` after `z = *` in the Constrain paper's Fig. 1); the others keep
 //! their values without a query.
 //!
@@ -31,8 +31,8 @@ use cir::smt::SolverCx;
 
 use crate::cubes::{
     Cube, Enumerator, INCONSISTENT_QUERY_FACTOR, VarSet, chain_text, consistent_valuations,
-    locations,
 };
+use crate::relevance::Relevance;
 
 /// One statement's exact relation, as far as the search went.
 pub(crate) struct Relation {
@@ -50,9 +50,9 @@ pub(crate) struct Relation {
 /// expressions `news` (transitively), then one atom per expression, named as given. With the
 /// number of the former.
 fn vocabulary(en: &Enumerator<'_>, vs: &VarSet, news: &[(String, Expr)]) -> (VarSet, usize) {
-    let mut locs = BTreeSet::new();
+    let mut locs = Relevance::default();
     for (_, e) in news {
-        locs.extend(locations(e, en.pts));
+        locs.extend(&Relevance::of(e, en.pts));
     }
     let rel = en.connected(vs, &locs);
     let mut atoms = VarSet::default();

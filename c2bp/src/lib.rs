@@ -10,6 +10,8 @@
 //!
 //! - [`cubes`]: `F_V(φ)` by cube enumeration (Cartesian abstraction with a cube-length limit),
 //!   `G_V(φ)`, inconsistent cubes for `enforce`;
+//! - [`relevance`]: which variables a cube may use, field by field (the cells an expression
+//!   reads as values or only as the base of an access), for every search and for reuse;
 //! - [`signature`]: procedure signatures (formal-parameter and return predicates) and mod sets;
 //! - [`emit`]: the translation of one function into one Boolean procedure;
 //! - the inverse of the annotations, the C path a trace of the `.bp` follows, is
@@ -29,6 +31,7 @@ pub mod assemble;
 pub mod cubes;
 pub mod emit;
 mod exact;
+pub mod relevance;
 pub mod reuse;
 pub mod signature;
 

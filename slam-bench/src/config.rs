@@ -43,6 +43,8 @@ pub enum Values {
     OneOf(&'static [&'static str]),
     /// A maximum cube length: a positive integer or `inf`.
     CubeLen,
+    /// A positive integer.
+    Count,
 }
 
 /// A strategy dimension of `slam-run`.
@@ -100,6 +102,12 @@ pub const DIMENSIONS: &[Dimension] = &[
         about: "Cartesian abstraction with bounded cubes, or the exact Boolean abstraction",
     },
     Dimension {
+        name: "traces",
+        flag: Flag::Value("--traces-per-iteration"),
+        values: Values::Count,
+        about: "abstract error traces refined per abstraction (1: one per iteration)",
+    },
+    Dimension {
         name: "falsify",
         flag: Flag::Value("--falsify"),
         values: Values::OneOf(&["off", "auto"]),
@@ -127,6 +135,7 @@ impl Dimension {
         match self.values {
             Values::OneOf(vs) => vs.join("|"),
             Values::CubeLen => "1,2,…|inf".into(),
+            Values::Count => "1,2,…".into(),
         }
     }
 
@@ -142,6 +151,7 @@ impl Dimension {
         let ok = match self.values {
             Values::OneOf(vs) => vs.contains(&value),
             Values::CubeLen => value == "inf" || value.parse::<usize>().is_ok_and(|k| k > 0),
+            Values::Count => value.parse::<usize>().is_ok_and(|k| k > 0),
         };
         if ok {
             Ok(())
@@ -450,6 +460,12 @@ mod tests {
         assert_eq!(bv[1].args, ["--bitvector", "--precision", "auto"]);
         let ab = matrix(&[axis("abstraction", &["cartesian", "exact"])]).unwrap();
         assert_eq!(ab[1].args, ["--abstraction", "exact"]);
+        let tr = matrix(&[axis("traces", &["1", "3"]), axis("cube", &["3"])]).unwrap();
+        assert_eq!(tr[1].name, "cube=3,traces=3");
+        assert_eq!(
+            tr[1].args,
+            ["--cube-len", "3", "--traces-per-iteration", "3"]
+        );
         assert_eq!(matrix(&[]).unwrap()[0].name, "default");
         let schema = schema_of(&m);
         assert_eq!(
@@ -469,6 +485,8 @@ mod tests {
             vec![axis("refine", &["interp"])],
             vec![axis("cube", &["1"]), axis("cube", &["3"])],
             vec![axis("cube", &["3", "3"])],
+            vec![axis("traces", &["0"])],
+            vec![axis("traces", &["inf"])],
         ] {
             assert!(matches!(matrix(&bad), Err(BenchError::Usage(_))), "{bad:?}");
         }

@@ -16,6 +16,10 @@
 //! announced ([`Progress`]) with the rounds completed so far and the one in progress, so that a
 //! caller that stops the loop from outside still has them ([`crate::Journal`]).
 //!
+//! With [`Config::traces_per_iteration`] above 1, a round whose trace newton refuted with new
+//! predicates looks for further error traces of the same abstraction, with the refuted edges
+//! blocked, and refines them too before the next abstraction ([`Cegar::more_traces`]).
+//!
 //! With [`Precision::Auto`] the loop starts in integer mode; a path newton leaves undecided
 //! because of that encoding (its model does not replay) is re-checked bit-precisely, and if
 //! that decides it the run continues bit-precisely ([`Cegar::recheck_bitvector`]).
@@ -32,13 +36,15 @@ use cir::ir::EdgeId;
 use cir::pointsto::PointsTo;
 use cir::pred::PredicateSet;
 
+use crate::block;
 use crate::config::{Config, Precision};
 use crate::divergence::{Added, Detector};
 use crate::error::RunError;
 use crate::falsify::Falsifier;
 use crate::keep::{Keep, KeptRound, round_file};
 use crate::stats::{
-    AddedPredicate, BebopPhase, C2bpPhase, Iteration, IterationOutcome, Phase, RunResult, Stopwatch,
+    AddedPredicate, BebopPhase, C2bpPhase, Iteration, IterationOutcome, Phase, RefinedTrace,
+    RunResult, Stopwatch, TracesEnd,
 };
 use crate::verdict::{UnknownReason, Verdict};
 
@@ -332,7 +338,13 @@ impl<'r> Cegar<'r> {
         // refutation added: the same predicates abstract more precisely.
         let switched = it.precision_switch.is_some();
         if switched || (!refutation.preds.is_empty() && !recurs) {
-            self.adopt(*refutation, it);
+            let blocking = refutation.blocking.step;
+            self.adopt(*refutation, path.len(), 0, it);
+            if !switched
+                && let ControlFlow::Break(v) = self.more_traces(abs, &path, blocking, it)?
+            {
+                return Ok(Round::Done(v));
+            }
             return Ok(Round::Refined);
         }
         // Before constrain, `auto` tries the trace's path program.
@@ -346,7 +358,11 @@ impl<'r> Cegar<'r> {
                 .iter()
                 .any(|r| r.refiner == newton::Refiner::Horn)
             {
-                self.adopt(*refutation, it);
+                let blocking = refutation.blocking.step;
+                self.adopt(*refutation, path.len(), 0, it);
+                if let ControlFlow::Break(v) = self.more_traces(abs, &path, blocking, it)? {
+                    return Ok(Round::Done(v));
+                }
                 return Ok(Round::Refined);
             }
         }
@@ -509,15 +525,7 @@ impl<'r> Cegar<'r> {
     ) -> Result<ControlFlow<Verdict, Box<newton::Refutation>>, RunError> {
         self.report(abs.index, Phase::Newton, it);
         let t = Stopwatch::start();
-        let mut res = newton::analyze_refined(
-            self.prog,
-            &self.pts,
-            &self.preds,
-            path,
-            &self.newton_opts,
-            false,
-            &mut self.horn_cache,
-        );
+        let mut res = self.newton(path);
         if let newton::Outcome::Unknown { reason, kind } = &res
             && self.may_switch
             && kind.may_depend_on_precision()
@@ -543,6 +551,20 @@ impl<'r> Cegar<'r> {
                 ControlFlow::Continue(r)
             }
         })
+    }
+
+    /// Newton on `path` by the loop's one entry point for every trace it refines, with the
+    /// run's cache of the Horn refiner's answers.
+    fn newton(&mut self, path: &[CStep]) -> newton::Outcome {
+        newton::analyze_refined(
+            self.prog,
+            &self.pts,
+            &self.preds,
+            path,
+            &self.newton_opts,
+            false,
+            &mut self.horn_cache,
+        )
     }
 
     /// Re-checks `path`, which newton left undecided in integer mode for `reason`, with the
@@ -647,8 +669,17 @@ impl<'r> Cegar<'r> {
             .collect()
     }
 
-    /// Adds the refutation's predicates, recording where each comes from.
-    fn adopt(&mut self, r: newton::Refutation, it: &mut Iteration) {
+    /// Adds the refutation's predicates, recording where each comes from, and the refuted
+    /// trace (`path_len` C edges, found with `blocked` edges blocked) in the round's record.
+    fn adopt(
+        &mut self,
+        r: newton::Refutation,
+        path_len: usize,
+        blocked: usize,
+        it: &mut Iteration,
+    ) {
+        // The first trace's Horn run is the round's own record.
+        let horn = if blocked > 0 { r.horn.clone() } else { None };
         for x in &r.reasons {
             let source = x.refiner.as_str().to_string();
             self.origins
@@ -660,10 +691,110 @@ impl<'r> Cegar<'r> {
                 source,
             });
         }
-        it.new_predicates = r.preds.len();
+        let new_predicates = r.preds.len();
         let before = self.preds.len();
         cir::pred::merge_into(&mut self.preds, r.preds);
-        it.predicates_added = self.preds.len() - before;
+        it.traces.push(RefinedTrace {
+            path_len,
+            blocked,
+            new_predicates,
+            predicates_added: self.preds.len() - before,
+            horn,
+        });
+        it.new_predicates = it.traces.iter().map(|t| t.new_predicates).sum();
+        it.predicates_added = it.traces.iter().map(|t| t.predicates_added).sum();
+    }
+
+    /// More refinements from the same abstraction (`--traces-per-iteration`), after newton
+    /// refuted its error trace `path` at step `blocking` and its predicates were adopted: the
+    /// refuted edge is blocked in a copy of the Boolean program ([`crate::block`]) and bebop
+    /// asked for another error trace, which newton refines like the first (the Horn refiner
+    /// included, with the same cache); and so on with each new trace's refuted edge also
+    /// blocked, until [`Config::traces_per_iteration`] traces were refined, the blocked
+    /// program is safe, or the extra checks and refinements have cost more CPU time than the
+    /// round's abstraction, check and first refinement (beyond that, a new abstraction is the
+    /// cheaper way to a new trace; [`Config::traces_time_bound`]).
+    ///
+    /// All the predicates go into the next abstraction, as if from consecutive iterations,
+    /// each from newton's refutation of a C path; the verdicts still come only from bebop on
+    /// a whole abstraction (TRUE) and newton's replay (FALSE). A further trace is a trace of
+    /// the abstraction (blocking only removes runs), so its C path is a path of the program:
+    /// newton's replay of it to the error is a counterexample like any other, and ends the
+    /// run FALSE. A trace newton leaves undecided ends the search (the round's refinement
+    /// stands; no precision switch). The divergence detector watches the first trace of each
+    /// iteration, as with one trace.
+    fn more_traces(
+        &mut self,
+        abs: &Abstraction,
+        path: &[CStep],
+        blocking: usize,
+        it: &mut Iteration,
+    ) -> Result<ControlFlow<Verdict>, RunError> {
+        if self.cfg.traces_per_iteration <= 1 {
+            return Ok(ControlFlow::Continue(()));
+        }
+        let budget = it.c2bp_cpu_seconds + it.bebop_cpu_seconds + it.newton_cpu_seconds;
+        let mut spent = 0.0;
+        let mut bp = abs.bp.clone();
+        let mut blocked = 0;
+        let mut edge = path.get(blocking).map(|s| s.edge);
+        let opts = bebop::Options {
+            program_name: abs.file("bp"),
+            ..bebop::Options::default()
+        };
+        it.traces_end = loop {
+            if it.traces.len() >= self.cfg.traces_per_iteration {
+                break TracesEnd::Limit;
+            }
+            if self.cfg.timed_out() {
+                break TracesEnd::Deadline;
+            }
+            if self.cfg.traces_time_bound && spent > budget {
+                break TracesEnd::Cost;
+            }
+            match edge {
+                Some(e) if block::block_edge(&mut bp, &self.prog.edge_name(e)) > 0 => {
+                    blocked += 1;
+                }
+                _ => break TracesEnd::Unblockable,
+            }
+            self.report(abs.index, Phase::Bebop, it);
+            let t = Stopwatch::start();
+            let outcome =
+                bebop::verify(&bp, &opts).map_err(|e| RunError::Internal(e.to_string()))?;
+            let (wall, cpu) = t.stop();
+            it.bebop_seconds += wall;
+            it.bebop_cpu_seconds += cpu;
+            spent += cpu;
+            let bebop::Verdict::Unsafe(trace) = outcome.verdict else {
+                break TracesEnd::Safe;
+            };
+            let next = bp_c::trace::c_path(self.prog, &bp, &trace)
+                .map_err(|e| RunError::Internal(format!("bebop's trace: {e}")))?;
+            self.report(abs.index, Phase::Newton, it);
+            let t = Stopwatch::start();
+            let res = self.newton(&next);
+            let (wall, cpu) = t.stop();
+            it.newton_seconds += wall;
+            it.newton_cpu_seconds += cpu;
+            spent += cpu;
+            match res {
+                newton::Outcome::Feasible(cex) => {
+                    it.outcome = IterationOutcome::Feasible;
+                    it.traces_end = TracesEnd::Feasible;
+                    return Ok(ControlFlow::Break(Verdict::False(cex)));
+                }
+                newton::Outcome::Unknown { .. } => break TracesEnd::Unknown,
+                newton::Outcome::Infeasible(r) => {
+                    edge = next.get(r.blocking.step).map(|s| s.edge);
+                    if !r.preds.is_empty() {
+                        self.seen.insert(path_key(&next));
+                    }
+                    self.adopt(*r, next.len(), blocked, it);
+                }
+            }
+        };
+        Ok(ControlFlow::Continue(()))
     }
 
     /// Where each predicate of the final set comes from.

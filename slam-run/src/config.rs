@@ -37,7 +37,25 @@ pub struct Config {
     pub horn: newton::horn::HornOptions,
     /// The concrete-execution falsifier's options (`--falsify`, `--falsify-steps`).
     pub falsify: crate::falsify::FalsifyOptions,
+    /// Abstract error traces refined per abstraction (at least 1): after newton refutes
+    /// bebop's trace with new predicates, up to this many minus one more traces of the same
+    /// Boolean program, each found with the edges refuted so far blocked, are refined too
+    /// and all their predicates go into the next abstraction (module `cegar`). 1 is the
+    /// classic loop, one trace per abstraction.
+    pub traces_per_iteration: usize,
+    /// Whether that search also stops once its extra checks and refinements have cost more
+    /// CPU time than the round's abstraction, check and first refinement (off by default).
+    /// On, timing steers the loop: it decides how many of the predicates arrive in this
+    /// iteration rather than a later one, never a verdict's grounds. Off, the count alone
+    /// bounds the search and the run is deterministic.
+    pub traces_time_bound: bool,
 }
+
+/// The default of [`Config::traces_per_iteration`]: of 1, 2, 3, 5 and 8, the one with the
+/// fewest iterations and the least CPU time on the corpus's `locks` and
+/// `ntdrivers-simplified` sets (slam-bench, `--dim traces=…`). The search usually ends
+/// before it, when the blocked program is safe or at the time bound.
+pub const DEFAULT_TRACES_PER_ITERATION: usize = 8;
 
 impl Default for Config {
     fn default() -> Config {
@@ -53,6 +71,8 @@ impl Default for Config {
             refine: newton::RefineMode::default(),
             horn: newton::horn::HornOptions::default(),
             falsify: crate::falsify::FalsifyOptions::default(),
+            traces_per_iteration: DEFAULT_TRACES_PER_ITERATION,
+            traces_time_bound: false,
         }
     }
 }

@@ -21,6 +21,7 @@
 //! iteration's files can be kept ([`Config::keep`]), each re-runnable by hand with the
 //! standalone tools to the same result (the options are recorded in the `.bp` header).
 
+mod block;
 mod cegar;
 mod config;
 mod divergence;
@@ -32,12 +33,13 @@ mod verdict;
 pub mod witness;
 
 pub use cegar::{Progress, run};
-pub use config::{Config, ConstrainMode, Precision};
+pub use config::{Config, ConstrainMode, DEFAULT_TRACES_PER_ITERATION, Precision};
 pub use error::RunError;
 pub use falsify::{FalsifyMode, FalsifyOptions};
 pub use keep::clear_stale;
 pub use stats::{
     AddedPredicate, BebopPhase, C2bpPhase, C2bpProcedure, FalsifyOutcome, FalsifyRun, Iteration,
-    IterationOutcome, Journal, Phase, RunResult, STATS_FORMAT, StatsJson, Trigger, process_usage,
+    IterationOutcome, Journal, Phase, RefinedTrace, RunResult, STATS_FORMAT, StatsJson, TracesEnd,
+    Trigger, process_usage,
 };
 pub use verdict::{UnknownReason, Verdict};

@@ -154,6 +154,25 @@ struct Args {
     /// steps, not seconds; --timeout still applies).
     #[arg(long = "falsify-steps", value_name = "N", default_value_t = slam_run::FalsifyOptions::default().total_steps)]
     falsify_steps: u64,
+    /// Abstract error traces refined per abstraction (≥ 1; 1: one, the classic loop). After
+    /// newton refutes bebop's trace with new predicates, the edge that made it infeasible is
+    /// blocked (its assume made `assume F`) in a copy of the Boolean program and bebop asked
+    /// for another trace, which newton refines too; and so on, up to N traces, until the
+    /// blocked program is safe, or until these extra checks and refinements have cost more
+    /// CPU time than the iteration's abstraction, check and first refinement. All the
+    /// predicates go into the next abstraction: fewer iterations, each re-abstracting once. A
+    /// further trace that replays to the error is a counterexample (FALSE). Verdicts come from
+    /// the same places as with 1. (--json: each iteration's `traces` and `traces_end`.)
+    #[arg(long = "traces-per-iteration", value_name = "N",
+          default_value_t = slam_run::DEFAULT_TRACES_PER_ITERATION,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    traces_per_iteration: usize,
+    /// Also stop the search for more traces once it has cost more CPU time than the round's
+    /// abstraction, check and first refinement. Off by default: it is the one choice of the
+    /// loop that would depend on timing (how many predicates arrive in an iteration rather
+    /// than a later one), and without it the same input gives the same run.
+    #[arg(long = "traces-time-bound")]
+    traces_time_bound: bool,
     /// Log to standard error (-v stages, -vv details, -vvv everything); SLAM_LOG or RUST_LOG
     /// override.
     #[arg(short, long, action = clap::ArgAction::Count)]
@@ -438,6 +457,8 @@ fn loop_config(
             total_steps: args.falsify_steps,
             ..slam_run::FalsifyOptions::default()
         },
+        traces_per_iteration: args.traces_per_iteration,
+        traces_time_bound: args.traces_time_bound,
         keep: args.keep.clone(),
         deadline,
         settings,

@@ -173,6 +173,12 @@ pub struct Iteration {
     pub divergence: bool,
     /// The concrete-execution falsifier's calls in this round (module `falsify`).
     pub falsify: Vec<FalsifyRun>,
+    /// The traces whose refutations gave this round's predicates, in the order refined: the
+    /// abstraction's error trace, then those found with the edges refuted before them blocked
+    /// (`--traces-per-iteration`). Empty in a round that added no predicates.
+    pub traces: Vec<RefinedTrace>,
+    /// Why the search for more traces of this abstraction ended (`""`: there was none).
+    pub traces_end: TracesEnd,
 }
 
 /// What made the loop call the falsifier.
@@ -228,6 +234,76 @@ pub struct FalsifyRun {
     pub seconds: f64,
 }
 
+/// A trace refined in a round, in `--stats-json`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RefinedTrace {
+    /// Its length in C edges.
+    pub path_len: usize,
+    /// C edges blocked in the Boolean program when bebop found it (0: the abstraction's own
+    /// trace).
+    pub blocked: usize,
+    /// Predicates newton proposed for it (none in the set when it was refined).
+    pub new_predicates: usize,
+    /// Predicates it added to the set.
+    pub predicates_added: usize,
+    /// What the Horn refiner did on it, when it ran on a further trace (the first trace's is
+    /// the round's `horn`).
+    pub horn: Option<newton::HornSummary>,
+}
+
+/// Why the search for more error traces of one abstraction ended. Written into `--stats-json`
+/// as its [`Display`](fmt::Display) text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TracesEnd {
+    /// No search: one trace per iteration, or the round added no predicates (`""`).
+    #[default]
+    None,
+    /// `--traces-per-iteration` traces were refined: `limit`.
+    Limit,
+    /// The program with the refuted edges blocked is safe: `safe`.
+    Safe,
+    /// The extra checks and refinements cost more than the round's abstraction, check and
+    /// first refinement together: `cost`.
+    Cost,
+    /// The last refuted edge has no `assume` to block (no other trace can be told apart):
+    /// `unblockable`.
+    Unblockable,
+    /// Newton left a further trace undecided (it is ignored): `unknown`.
+    Unknown,
+    /// A further trace replayed to the error: the run ends FALSE: `feasible`.
+    Feasible,
+    /// The deadline passed: `deadline`.
+    Deadline,
+}
+
+impl TracesEnd {
+    /// The text in `--stats-json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TracesEnd::None => "",
+            TracesEnd::Limit => "limit",
+            TracesEnd::Safe => "safe",
+            TracesEnd::Cost => "cost",
+            TracesEnd::Unblockable => "unblockable",
+            TracesEnd::Unknown => "unknown",
+            TracesEnd::Feasible => "feasible",
+            TracesEnd::Deadline => "deadline",
+        }
+    }
+}
+
+impl fmt::Display for TracesEnd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for TracesEnd {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// A predicate added by a refinement, in `--stats-json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AddedPredicate {
@@ -241,6 +317,13 @@ pub struct AddedPredicate {
 }
 
 impl Iteration {
+    /// What the Horn refiner did in this round: on its trace, then on the further traces.
+    pub fn horn_runs(&self) -> impl Iterator<Item = &newton::HornSummary> {
+        self.horn
+            .iter()
+            .chain(self.traces.iter().filter_map(|t| t.horn.as_ref()))
+    }
+
     /// The record of alternation `alternation` of iteration `index`, abstracted with
     /// `predicates` predicates.
     pub fn new(index: usize, predicates: usize, alternation: usize, bitvector: bool) -> Iteration {
@@ -568,11 +651,12 @@ impl RunResult {
             predicates: self.predicates.len(),
             predicates_file: cir::pred::predicate_file_text(&self.predicates),
             predicate_sources: &self.sources,
-            horn_calls: self.iterations.iter().filter(|i| i.horn.is_some()).count(),
+            horn_calls: self.iterations.iter().map(|i| i.horn_runs().count()).sum(),
             horn_seconds: self
                 .iterations
                 .iter()
-                .filter_map(|i| i.horn.as_ref().map(|h| h.seconds))
+                .flat_map(Iteration::horn_runs)
+                .map(|h| h.seconds)
                 .sum(),
             c2bp_seconds: self.stage_seconds(|i| i.c2bp_seconds),
             c2bp_cpu_seconds: self.stage_seconds(|i| i.c2bp_cpu_seconds),

@@ -490,7 +490,7 @@ fn fuzz_child() {
             );
             match res {
                 Ok(r) => {
-                    let horn = r.iterations.iter().filter(|i| i.horn.is_some()).count();
+                    let horn: usize = r.iterations.iter().map(|i| i.horn_runs().count()).sum();
                     println!("{HORN_LINE}{horn}");
                     match r.verdict {
                         Verdict::True => "TRUE".to_string(),
