@@ -24,6 +24,7 @@
 
 pub mod cex;
 pub mod encode;
+mod houdini;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -180,7 +181,14 @@ pub fn refine(
             (HornAnswer::Unsafe(d.clone()), false)
         }
         None => {
-            let cands = houdini_candidates(prog, &pp, &enc);
+            let cands = houdini::candidates(prog, &pp, &enc);
+            tracing::trace!(
+                candidates = ?cands
+                    .iter()
+                    .map(|c| c.iter().map(|e| enc.ext.show_expr(e)).collect::<Vec<_>>())
+                    .collect::<Vec<_>>(),
+                "houdini"
+            );
             if let Some(sol) = chc::houdini(
                 &enc.ext,
                 &enc.problem,
@@ -314,101 +322,6 @@ fn spacer(
         HornAnswer::Unknown(_) => {}
     }
     answer
-}
-
-/// At most this many candidate invariants per relation for Houdini.
-const MAX_CANDIDATES: usize = 32;
-
-/// Houdini's candidate invariants per relation ([`chc::houdini`]): the atoms of the conditions,
-/// call arguments and return values of the path program's code in the relation's function,
-/// each with its negation (an integer-valued atom `a` as `a != 0` and `a == 0`), over the
-/// relation's parameters only.
-fn houdini_candidates(
-    prog: &Program,
-    pp: &pathprog::PathProgram,
-    enc: &encode::Encoding,
-) -> Vec<Vec<cir::ir::Expr>> {
-    use cir::ir::{BinOp, EdgeKind, Expr, ExprKind};
-    let mut atoms_of: BTreeMap<cir::ir::FuncId, Vec<Expr>> = BTreeMap::new();
-    for (fid, part) in &pp.parts {
-        let f = &prog.functions[fid.0 as usize];
-        let mut atoms = Vec::new();
-        for &i in &part.edges {
-            match &f.edges[i as usize].kind {
-                EdgeKind::Assume(c) | EdgeKind::Return(Some(c)) => split_atoms(c, &mut atoms),
-                EdgeKind::Call { args, .. } => args.iter().for_each(|a| split_atoms(a, &mut atoms)),
-                _ => {}
-            }
-        }
-        // Each remainder by a constant also as an atom of its own (`x % 2` in
-        // `x % 2 == y % 2`: the parity each side keeps).
-        let mut rems = Vec::new();
-        for a in &atoms {
-            a.walk(&mut |x| {
-                if let ExprKind::Binary(BinOp::Rem, _, k) = &x.kind
-                    && matches!(k.kind, ExprKind::Const(_))
-                    && !rems.contains(x)
-                {
-                    rems.push(x.clone());
-                }
-            });
-        }
-        atoms.extend(rems);
-        let mut forms: Vec<Expr> = Vec::new();
-        for a in atoms {
-            let (pos, neg) = match &a.kind {
-                ExprKind::Binary(op, x, y) if op.is_comparison() => {
-                    let with = |o| Expr {
-                        kind: ExprKind::Binary(o, x.clone(), y.clone()),
-                        ty: a.ty.clone(),
-                    };
-                    // The non-strict bounds of a comparison too: a loop that runs while
-                    // `i < n` keeps `i <= n`, and `i == n` after it needs that bound.
-                    for o in [BinOp::Le, BinOp::Ge] {
-                        if *op != o {
-                            let e = simplify(prog, &with(o));
-                            if !forms.contains(&e) {
-                                forms.push(e);
-                            }
-                        }
-                    }
-                    (a.clone(), op.negated().map(with))
-                }
-                ExprKind::Const(_) => continue,
-                _ if a.ty.is_integer() => {
-                    let zero = Box::new(Expr::int(0, a.ty.clone()));
-                    let cmp = |op| Expr {
-                        kind: ExprKind::Binary(op, Box::new(a.clone()), zero.clone()),
-                        ty: cir::types::CType::INT,
-                    };
-                    (cmp(BinOp::Ne), Some(cmp(BinOp::Eq)))
-                }
-                _ => continue,
-            };
-            for e in std::iter::once(pos).chain(neg) {
-                let e = simplify(prog, &e);
-                if !forms.contains(&e) {
-                    forms.push(e);
-                }
-            }
-        }
-        atoms_of.insert(*fid, forms);
-    }
-    enc.sites
-        .iter()
-        .zip(&enc.problem.relations)
-        .map(|(site, rel)| {
-            let params: BTreeSet<VarId> = rel.params.iter().copied().collect();
-            atoms_of
-                .get(&site.func)
-                .into_iter()
-                .flatten()
-                .filter(|e| crate::symbolic::vars_of(e).is_subset(&params))
-                .take(MAX_CANDIDATES)
-                .cloned()
-                .collect()
-        })
-        .collect()
 }
 
 /// The new predicates of a solution (see the module doc).
