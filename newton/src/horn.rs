@@ -5,7 +5,8 @@
 //! the parity and relational facts a program asserts, which Spacer's interpolation over
 //! `mod` often does not within its limit), then by Spacer ([`cir::smt::horn`]). The decided
 //! answers are kept per path program ([`HornCache`]): a path program met again is not solved
-//! again.
+//! again; Spacer's resource limit shrinks with each `unknown` on a path program of the same
+//! loops.
 //!
 //! - **Safe**: the solution's conjuncts at the cut points (after [`cir::smt::horn::minimize`])
 //!   are split into atoms and become predicates of their function (global when they mention
@@ -108,10 +109,33 @@ pub struct HornReport {
 /// once more, and visits the same edges — has the same answer: it is not solved again. Only
 /// decided answers are kept (a safe one minimised, as [`refine`] uses it); `unknown` is never
 /// kept, so a path program Spacer gave up on is tried again.
+///
+/// It also holds Spacer's budget for the run: per path-program *shape* (the loop heads of
+/// each function part), how often Spacer answered `unknown` on a path program of that shape.
+/// Each such answer quarters the resource limit of the next Spacer call on that shape (down to
+/// [`MIN_SHARE`] of it): the clauses of the same loops unrolled along the same edges, or with a
+/// branch more, are as hard, and a limit spent in full for `unknown` again and again is most
+/// of a run's time. It is a budget, not a cache: the call is made, and only a decided answer
+/// is kept.
 #[derive(Debug, Clone, Default)]
 pub struct HornCache {
     answers: BTreeMap<pathprog::PathProgram, Decided>,
+    unknowns: BTreeMap<Shape, u32>,
 }
+
+/// The loop heads of a path program, per function: its shape for Spacer's budget.
+type Shape = BTreeMap<cir::ir::FuncId, BTreeSet<cir::ir::NodeId>>;
+
+fn shape(pp: &pathprog::PathProgram) -> Shape {
+    pp.parts
+        .iter()
+        .map(|(f, p)| (*f, p.heads.clone()))
+        .collect()
+}
+
+/// The smallest share of [`HornOptions::rlimit`] Spacer's budget goes down to, as a power of
+/// four (`1/4^3`).
+const MIN_SHARE: u32 = 3;
 
 /// A decided answer of the Horn solver.
 #[derive(Debug, Clone)]
@@ -206,7 +230,7 @@ pub fn refine(
                 cache.answers.insert(pp.clone(), decided);
                 (HornAnswer::Safe(sol), true)
             } else {
-                (spacer(&enc, &pp, opts, hopts, cache, &mut report), false)
+                (spacer(&enc, &pp, opts, hopts, 0, cache, &mut report), false)
             }
         }
     };
@@ -224,10 +248,13 @@ pub fn refine(
     // Houdini's invariant refutes the path program, but when it gives the abstraction
     // nothing new (its atoms are all present), Spacer's may; Spacer's `unknown` leaves
     // Houdini's refutation as the outcome.
+    // A second opinion after a refutation gets the smallest share of the budget: the path
+    // program is refuted, and constrain excludes what the abstraction with Houdini's
+    // predicates still lets through.
     if houdini
         && matches!(&report.outcome, HornOutcome::Invariants { preds, .. } if preds.is_empty())
     {
-        let answer = spacer(&enc, &pp, opts, hopts, cache, &mut report);
+        let answer = spacer(&enc, &pp, opts, hopts, MIN_SHARE, cache, &mut report);
         if !matches!(answer, HornAnswer::Unknown(_)) {
             report.outcome = outcome(&ctx, answer);
         }
@@ -278,18 +305,26 @@ fn outcome(c: &Ctx<'_>, answer: HornAnswer) -> HornOutcome {
     }
 }
 
-/// Spacer on the encoded path program `pp` (see [`chc::solve`]); a decided answer is kept in
-/// `cache`, a safe one minimised first.
+/// Spacer on the encoded path program `pp` (see [`chc::solve`]), within the budget of its
+/// shape (see [`HornCache`]; `extra` quarters it further); a decided answer is kept in
+/// `cache`, a safe one minimised first, and `unknown` is counted against the shape.
 fn spacer(
     enc: &encode::Encoding,
     pp: &pathprog::PathProgram,
     opts: &Options,
     hopts: &HornOptions,
+    extra: u32,
     cache: &mut HornCache,
     report: &mut HornReport,
 ) -> HornAnswer {
+    let shape = shape(pp);
+    let quarters = (cache.unknowns.get(&shape).copied().unwrap_or(0) + extra).min(MIN_SHARE);
+    let rlimit = (hopts.rlimit >> (2 * quarters)).max(1);
+    if quarters > 0 {
+        report.attempts.push(format!("budget: rlimit {rlimit}"));
+    }
     let copts = chc::HornOptions {
-        rlimit: hopts.rlimit,
+        rlimit,
         ..chc::HornOptions::default()
     };
     let res = chc::solve(&enc.ext, &enc.problem, &copts);
@@ -319,7 +354,7 @@ fn spacer(
         HornAnswer::Unsafe(d) => {
             cache.answers.insert(pp.clone(), Decided::Unsafe(d.clone()));
         }
-        HornAnswer::Unknown(_) => {}
+        HornAnswer::Unknown(_) => *cache.unknowns.entry(shape).or_default() += 1,
     }
     answer
 }
