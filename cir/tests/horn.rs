@@ -64,6 +64,11 @@ fn app(rel: u32, args: Vec<Expr>) -> RelApp {
 
 /// `inv(0); inv(x) ∧ x < n → inv(x + 1); inv(x) ∧ bad(x) → error`.
 fn counter(p: &Program, n: i128, bad: Expr) -> HornProblem {
+    stepper(p, 0, 1, n, bad)
+}
+
+/// `inv(init); inv(x) ∧ x < n → inv(x + step); inv(x) ∧ bad(x) → error`.
+fn stepper(p: &Program, init: i128, step: i128, n: i128, bad: Expr) -> HornProblem {
     let x = var(p, "x");
     HornProblem {
         relations: vec![Relation {
@@ -74,12 +79,12 @@ fn counter(p: &Program, n: i128, bad: Expr) -> HornProblem {
             Clause {
                 body: vec![],
                 constraints: vec![],
-                head: Some(app(0, vec![k(0)])),
+                head: Some(app(0, vec![k(init)])),
             },
             Clause {
                 body: vec![app(0, vec![x.clone()])],
                 constraints: vec![bin(BinOp::Lt, x.clone(), k(n))],
-                head: Some(app(0, vec![bin(BinOp::Add, x.clone(), k(1))])),
+                head: Some(app(0, vec![bin(BinOp::Add, x.clone(), k(step))])),
             },
             Clause {
                 body: vec![app(0, vec![x])],
@@ -313,33 +318,15 @@ fn unsigned_wrap_around_is_read_back_exactly() {
     assert!(holds(&p, &prob, &sol.interps, None, 5_000_000));
 }
 
-/// `inv(init); inv(x) ∧ x < 100 → inv(x + 2); inv(x) ∧ x >= 100 ∧ x != 100 → error`: the
-/// loop `for (x = init; x < 100; x += 2);` and the assertion `x == 100` after it.
+/// The loop `for (x = init; x < 100; x += 2);` and the assertion `x == 100` after it.
 fn by_two(p: &Program, init: i128) -> HornProblem {
     let x = var(p, "x");
-    HornProblem {
-        relations: vec![Relation {
-            name: "inv".into(),
-            params: vec![id(p, "x")],
-        }],
-        clauses: vec![
-            Clause {
-                body: vec![],
-                constraints: vec![],
-                head: Some(app(0, vec![k(init)])),
-            },
-            Clause {
-                body: vec![app(0, vec![x.clone()])],
-                constraints: vec![bin(BinOp::Lt, x.clone(), k(100))],
-                head: Some(app(0, vec![bin(BinOp::Add, x.clone(), k(2))])),
-            },
-            Clause {
-                body: vec![app(0, vec![x.clone()])],
-                constraints: vec![bin(BinOp::Ge, x.clone(), k(100)), bin(BinOp::Ne, x, k(100))],
-                head: None,
-            },
-        ],
-    }
+    let bad = bin(
+        BinOp::LogAnd,
+        bin(BinOp::Ge, x.clone(), k(100)),
+        bin(BinOp::Ne, x, k(100)),
+    );
+    stepper(p, init, 2, 100, bad)
 }
 
 /// `x % 2 == 0`, `x <= 100` and three candidates that are not invariants of [`by_two`].
