@@ -1,9 +1,9 @@
 //! The Horn refiner: refinement by path invariants (Beyer, Henzinger, Majumdar, Rybalchenko,
 //! "Path invariants", PLDI 2007). From a spurious path: its path program ([`crate::pathprog`]),
-//! encoded as Horn clauses ([`encode`]) and solved — first by Houdini over the atoms the path
-//! program's own conditions, call arguments and return values spell out (cheap, and it finds
-//! the parity and relational facts a program asserts, which Spacer's interpolation over
-//! `mod` often does not within its limit), then by Spacer ([`cir::smt::horn`]). The decided
+//! encoded as Horn clauses ([`encode`]) and solved — first by Houdini over candidates the
+//! path program's own code suggests (`houdini`: cheap, and it finds the parity, bounds and
+//! relational facts simple loops keep, which Spacer's interpolation over `mod` often does
+//! not within its limit), then by Spacer ([`cir::smt::horn`]). The decided
 //! answers are kept per path program ([`HornCache`]): a path program met again is not solved
 //! again; Spacer's resource limit shrinks with each `unknown` on a path program of the same
 //! loops.
