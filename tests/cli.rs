@@ -73,6 +73,45 @@ fn every_tool_prints_the_one_exit_table_and_exits_1_on_usage_errors() {
     }
 }
 
+/// Options that contradict each other, or that the chosen mode would ignore, are usage errors
+/// naming both, not silently dropped.
+#[test]
+fn contradicting_options_are_usage_errors() {
+    let prog = example("funlock.c");
+    let c2bp = common::tool("c2bp", "c2bp");
+    let cases: [(&Path, &[&str], &str); 3] = [
+        (&c2bp, &["--max-cubes", "5"], "--abstraction exact"),
+        (
+            Path::new(""),
+            &["--max-cubes", "5", "--abstraction", "cartesian"],
+            "--abstraction exact",
+        ),
+        (
+            Path::new(""),
+            &["--bitvector", "--precision", "auto"],
+            "--precision auto",
+        ),
+    ];
+    for (exe, args, names) in cases {
+        let mut argv = vec![prog.as_str()];
+        argv.extend_from_slice(args);
+        let (code, out, err) = if exe.as_os_str().is_empty() {
+            slam_run(&argv)
+        } else {
+            run(exe, &argv)
+        };
+        assert_eq!(code, Some(cli_common::exit::USAGE), "{args:?}: {out}{err}");
+        assert!(
+            err.contains(names) && err.contains("--help"),
+            "{args:?}: {err}"
+        );
+        assert!(out.is_empty(), "no verdict: {out}");
+    }
+    // With the exact abstraction the bound is taken.
+    let (code, out, err) = slam_run(&[&prog, "--abstraction", "exact", "--max-cubes", "5"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+}
+
 #[test]
 fn timeouts_are_numbers_or_inf_never_a_panic() {
     let prog = example("funlock.c");

@@ -81,12 +81,10 @@ pub fn run_cli(args: Vec<String>, out: &mut dyn Write, err: &mut dyn Write) -> i
         Err(code) => return code,
     };
     if !cli.check && cli.files.len() != 1 {
-        let _ = writeln!(
+        return cli_common::args::usage_error(
             err,
-            "bebop: give one FILE to verify (several only with --check)\n\n\
-             For more information, try '--help'."
+            "bebop: give one FILE to verify (several only with --check)",
         );
-        return exit::USAGE;
     }
     cli_common::logging::init(cli.verbose, "BEBOP_LOG");
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -65,12 +65,10 @@ pub fn run_fmt(args: Vec<String>, out: &mut dyn Write, err: &mut dyn Write) -> i
         Err(code) => return code,
     };
     if !cli.in_place && !cli.check && cli.files.len() != 1 {
-        let _ = writeln!(
+        return cli_common::args::usage_error(
             err,
-            "bp-fmt: give one FILE to print (several only with --in-place or --check)\n\n\
-             For more information, try '--help'."
+            "bp-fmt: give one FILE to print (several only with --in-place or --check)",
         );
-        return exit::USAGE;
     }
     let opts = bp_grammar::ParseOptions {
         precedence: if cli.cprover_precedence {

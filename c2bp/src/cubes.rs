@@ -8,9 +8,10 @@
 //! describe:
 //! - **shortcuts first**: a constant φ, φ syntactically equal (after normalisation) to a variable's
 //!   expression or to its negation, φ or ¬φ valid outright;
-//! - **relevance**: the search starts from the variables whose locations (variables read and
-//!   objects reached through pointers) intersect φ's, and grows a cube only with variables that
-//!   share a location with it (so `x == y ∧ y > 5 ⇒ x > 5` is found);
+//! - **relevance**: the search starts from the variables related to φ by the cells they read
+//!   ([`crate::relevance`]: field by field, a pointer read only to reach a field relating
+//!   nothing by itself), and grows a cube only with variables related to it (so
+//!   `x == y ∧ y > 5 ⇒ x > 5` is found);
 //! - **pruning**: a cube implying φ or ¬φ is not extended, nor is an inconsistent cube
 //!   (detected as implying both), and supersets of such cubes are never tried.
 //!
@@ -33,6 +34,8 @@ use cir::pred::normalize;
 use cir::smt::{SatAnswer, Session, SolverCx};
 use cir::types::{CType, DataModel};
 
+use crate::relevance::{self, Relevance};
+
 /// A literal: the index of a variable in a [`VarSet`] and its polarity.
 pub type Lit = (usize, bool);
 
@@ -46,21 +49,8 @@ pub struct PredVar {
     pub name: String,
     /// The C condition it stands for (normalised).
     pub expr: Expr,
-    /// The locations the condition reads.
-    pub locs: BTreeSet<Loc>,
-}
-
-/// The locations an expression is about: every object an lvalue in it may access (through
-/// pointers, by the points-to analysis), including those whose address it takes (`p == &x` is
-/// about `x` too, for relevance).
-pub fn locations(e: &Expr, pts: &PointsTo) -> BTreeSet<Loc> {
-    let mut out = BTreeSet::new();
-    e.walk(&mut |x| {
-        if x.is_lvalue() {
-            out.extend(pts.objects(x));
-        }
-    });
-    out
+    /// The cells the condition reads ([`crate::relevance`]).
+    pub locs: Relevance,
 }
 
 /// The logical negation of a condition, normalised.
@@ -84,7 +74,7 @@ impl VarSet {
     pub fn push(&mut self, prog: &Program, pts: &PointsTo, name: String, expr: &Expr) {
         let expr = normalize(expr.clone());
         let text = prog.show_expr(&expr);
-        let locs = locations(&expr, pts);
+        let locs = Relevance::of(&expr, pts);
         self.by_text.entry(text).or_insert(self.vars.len());
         self.vars.push(PredVar { name, expr, locs });
     }
@@ -430,22 +420,10 @@ fn insert_lit(c: &Cube, l: Lit) -> Cube {
 }
 
 impl Enumerator<'_> {
-    /// The variables connected to `locs` through shared locations (transitively), in order.
-    pub(crate) fn connected(&self, vs: &VarSet, locs: &BTreeSet<Loc>) -> Vec<usize> {
-        let mut reach = locs.clone();
-        let mut in_set = vec![false; vs.vars.len()];
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for (i, v) in vs.vars.iter().enumerate() {
-                if !in_set[i] && !v.locs.is_disjoint(&reach) {
-                    in_set[i] = true;
-                    reach.extend(v.locs.iter().cloned());
-                    changed = true;
-                }
-            }
-        }
-        (0..vs.vars.len()).filter(|i| in_set[*i]).collect()
+    /// The variables related to `locs` (transitively, [`crate::relevance`]), in order.
+    pub(crate) fn connected(&self, vs: &VarSet, locs: &Relevance) -> Vec<usize> {
+        let vars: Vec<&Relevance> = vs.vars.iter().map(|v| &v.locs).collect();
+        relevance::connected(&vars, locs, vec![false; vars.len()], self.pts)
     }
 
     /// The variable of a condition `t op e` that the condition alone constrains, if its truth
@@ -551,7 +529,7 @@ impl Enumerator<'_> {
             out.neg.push(vec![(i, true)]);
             return out;
         }
-        let phi_locs = locations(&phi, self.pts);
+        let phi_locs = Relevance::of(&phi, self.pts);
         let mut rel = self.connected(vs, &phi_locs);
         if self.drop_independent(vs, &mut rel, &phi) {
             return out;
@@ -760,18 +738,17 @@ impl Enumerator<'_> {
                 if c.len() >= max_len {
                     continue;
                 }
-                let mut c_locs = BTreeSet::new();
+                let mut c_locs = Relevance::default();
                 for (i, _) in &c {
-                    c_locs.extend(vs.vars[*i].locs.iter().cloned());
+                    c_locs.extend(&vs.vars[*i].locs);
                 }
-                // Extend with any variable the cube does not have yet that shares a location
-                // with it (`tried` generates each cube once). Not only with larger indices:
+                // Extend with any variable the cube does not have yet that is related to it (`tried` generates each cube once). Not only with larger indices:
                 // the connected cube {a, b, c} with a and b disjoint and both sharing with c
                 // has no connected prefix in index order, and an inconsistent cube is only
                 // minimal when it is connected (extending in index order only would miss,
                 // e.g., `N == -3 ∧ N + 1 + g >= 2 ∧ ¬(g >= 4)`).
                 for j in 0..vs.vars.len() {
-                    if c.iter().any(|l| l.0 == j) || vs.vars[j].locs.is_disjoint(&c_locs) {
+                    if c.iter().any(|l| l.0 == j) || !vs.vars[j].locs.meets(&c_locs, self.pts) {
                         continue;
                     }
                     for b in [true, false] {

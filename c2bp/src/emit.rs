@@ -4,7 +4,7 @@
 //!
 //! | edge | statements (`part=`) |
 //! |---|---|
-//! | `lhs := rhs` | `b_φ := choose(F(WP(φ)), F(WP(¬φ)))` for each φ whose WP differs, one parallel assignment (`assign`) |
+//! | `lhs := rhs` | `b_φ := choose(F(WP(φ)), F(WP(¬φ)))` for each φ whose WP differs, one parallel assignment (`assign`); when `rhs` is the result of a `calloc` just made, the new object's scalars in WP(φ) are 0 |
 //! | `lhs := *` | `b_φ := *` for each φ reading a location that may alias `lhs` (`havoc`) |
 //! | `assume(c)` | `assume G(c)`, `G(c) = ¬F(¬c)`; a predicate maps to its variable (`cond`) |
 //! | call of a defined `R` | actual temporaries (`actuals`), the call into return temporaries (`call`), the caller predicates the call may change (`effects`) |
@@ -40,7 +40,8 @@ use cir::wp::{convert, mentions_var, reads_alias, wp_assign};
 
 use bp_c::names::{CallTemp, caller_reading};
 
-use crate::cubes::{Cube, Enumerator, Memo, PredVar, Prior, SearchStats, VarSet, locations};
+use crate::cubes::{Cube, Enumerator, Memo, PredVar, Prior, SearchStats, VarSet};
+use crate::relevance::Relevance;
 use crate::reuse::{EdgeSlot, EdgeText, EdgeTexts, ReuseStats, vocabulary};
 use crate::signature::{ModSet, Signature, call_targets, external_mod, reads_any};
 use crate::{Abstraction, Options};
@@ -106,6 +107,9 @@ pub struct ProcStats {
     /// Statements whose exact relation stopped short (`--abstraction exact`: over
     /// `--max-cubes`, the query limit, or an `unknown`), kept Cartesian besides.
     pub exact_capped: u64,
+    /// Cubes the transitions are written with: those of each Cartesian update and assume
+    /// (`F(φ)`, `F(¬φ)`) and the clauses of each exact relation — the abstraction's size.
+    pub cubes: u64,
     /// Cube searches answered from the procedure's memo.
     pub memo_hits: u64,
     /// Cube searches answered from earlier abstractions.
@@ -116,6 +120,46 @@ pub struct ProcStats {
     pub reused: bool,
     /// Edges whose statements were reused or translated ([`crate::reuse`]).
     pub stmts: ReuseStats,
+}
+
+/// When edge `e` assigns `rhs`, the result of a `calloc` of a `T` that reaches `e` with nothing
+/// but `assume`s between them (the lowering's `t := calloc(1, sizeof(T)); assume(t != 0);
+/// x := t`): that temporary and `T`. Every scalar of the object still reads zero at `e`.
+fn zeroed_allocation(f: &Function, e: &Edge, rhs: &Expr) -> Option<(VarId, CType)> {
+    let ExprKind::Var(tmp) = rhs.kind else {
+        return None;
+    };
+    let CType::Pointer(t) = &rhs.ty else {
+        return None;
+    };
+    if matches!(**t, CType::Void | CType::Func(_)) {
+        return None;
+    }
+    let mut node = e.from;
+    // Each step goes to an earlier node; the bound only guards against a malformed graph.
+    for _ in 0..f.edges.len() {
+        let mut into = f.edges.iter().filter(|x| x.to == node);
+        let (Some(p), None) = (into.next(), into.next()) else {
+            return None;
+        };
+        match &p.kind {
+            EdgeKind::Assume(_) => node = p.from,
+            EdgeKind::Call {
+                ret: Some(r),
+                callee: Callee::External(n),
+                ..
+            } if *r == tmp && n == "calloc" => return Some((tmp, (**t).clone())),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// `w` with every read of a scalar of the zero-filled object `tmp` points to replaced by 0.
+fn zero_contents(prog: &Program, w: &Expr, tmp: VarId, t: &CType) -> Expr {
+    cir::wp::map_allocated_reads(prog, w, tmp, t, &mut |_, ty| {
+        convert(&Expr::int(0, CType::INT), ty)
+    })
 }
 
 /// The text of one Boolean procedure and its counters.
@@ -380,10 +424,13 @@ impl FnCx<'_, '_, '_, '_> {
     fn choose(&mut self, vs: &VarSet, w: Option<&Expr>) -> String {
         self.stats.updates += 1;
         let text = match w {
-            Some(w) if !self.havoc_all() => self
-                .en
-                .approx(self.cx, &mut self.search, &self.known, vs, w)
-                .choose_text(vs),
+            Some(w) if !self.havoc_all() => {
+                let a = self
+                    .en
+                    .approx(self.cx, &mut self.search, &self.known, vs, w);
+                self.stats.cubes += (a.pos.len() + a.neg.len()) as u64;
+                a.choose_text(vs)
+            }
             _ => "*".to_string(),
         };
         if text == "*" {
@@ -426,6 +473,7 @@ impl FnCx<'_, '_, '_, '_> {
             return Some(plain);
         };
         self.stats.exact_capped += u64::from(!rel.complete);
+        self.stats.cubes += rel.cubes;
         Some(match rel.text {
             Some(r) => format!("{} constrain {r};", plain.trim_end_matches(';')),
             None => plain,
@@ -443,10 +491,13 @@ impl FnCx<'_, '_, '_, '_> {
             crate::exact::condition(&self.en, self.cx, vs, c, max)
         });
         let cartesian = |me: &mut Self| {
-            me.en
-                .approx(me.cx, &mut me.search, &me.known, vs, c)
-                .weaken_text(vs)
+            let a = me.en.approx(me.cx, &mut me.search, &me.known, vs, c);
+            me.stats.cubes += a.neg.len() as u64;
+            a.weaken_text(vs)
         };
+        if let Some(r) = &rel {
+            self.stats.cubes += r.cubes;
+        }
         match rel {
             None => cartesian(self),
             Some(r) if r.complete => r.text.unwrap_or_else(|| "T".to_string()),
@@ -877,6 +928,7 @@ impl FnCx<'_, '_, '_, '_> {
             self.stats.updates += t.updates;
             self.stats.star_updates += t.star_updates;
             self.stats.exact_capped += t.exact_capped;
+            self.stats.cubes += t.cubes;
             self.temps.extend(t.temps.iter().cloned());
             self.stats.stmts.reused += 1;
             let alts = t
@@ -894,10 +946,11 @@ impl FnCx<'_, '_, '_, '_> {
             self.slots.push(Some((key, t.clone())));
             return alts;
         }
-        let (updates, stars, exact_capped, temps) = (
+        let (updates, stars, exact_capped, cubes, temps) = (
             self.stats.updates,
             self.stats.star_updates,
             self.stats.exact_capped,
+            self.stats.cubes,
             self.temps.len(),
         );
         let (capped, unknowns) = (self.search.capped, self.cx.unknowns());
@@ -916,6 +969,7 @@ impl FnCx<'_, '_, '_, '_> {
                 updates: self.stats.updates - updates,
                 star_updates: self.stats.star_updates - stars,
                 exact_capped: self.stats.exact_capped - exact_capped,
+                cubes: self.stats.cubes - cubes,
                 temps: self.temps[temps..].to_vec(),
             })
         });
@@ -936,34 +990,38 @@ impl FnCx<'_, '_, '_, '_> {
         for (name, x) in self.scope_temps(e) {
             extra.push(prog, pts, name, &x);
         }
-        let mut locs = BTreeSet::new();
+        let mut locs = Relevance::default();
+        // Whether the weakest preconditions may compare addresses ([`crate::reuse`]).
+        let mut promote = false;
         let mut k = String::new();
         let mut mods: Vec<ModSet> = Vec::new();
         let mut writes: Option<&Expr> = None;
         let mut result: Option<VarId> = None;
         match &e.kind {
             EdgeKind::Assign { lhs, rhs } => {
-                locs.extend(locations(lhs, pts));
-                locs.extend(locations(rhs, pts));
+                locs.extend(&Relevance::of(lhs, pts));
+                locs.extend(&Relevance::of(rhs, pts));
                 writes = Some(lhs);
             }
             EdgeKind::Havoc { lhs, .. } => writes = Some(lhs),
-            EdgeKind::Assume(c) => locs.extend(locations(c, pts)),
+            EdgeKind::Assume(c) => locs.extend(&Relevance::of(c, pts)),
             EdgeKind::Return(val) => {
+                promote = true;
                 if let Some(v) = val {
-                    locs.extend(locations(v, pts));
+                    locs.extend(&Relevance::of(v, pts));
                 }
                 for p in self.own.iter().filter(|p| p.is_return_predicate()) {
-                    locs.extend(locations(&p.expr, pts));
+                    locs.extend(&Relevance::of(&p.expr, pts));
                     let _ = write!(k, "{}={};", p.name(), p.text);
                 }
             }
             EdgeKind::Error { .. } | EdgeKind::Halt { .. } | EdgeKind::Skip => return k,
             EdgeKind::Call { ret, callee, args } => {
                 for a in args {
-                    locs.extend(locations(a, pts));
+                    locs.extend(&Relevance::of(a, pts));
                 }
                 result = *ret;
+                promote = true;
                 let (targets, external) = call_targets(prog, pts, callee);
                 for &g in &targets {
                     mods.push(self.sh.mods[g.0 as usize].clone());
@@ -981,7 +1039,7 @@ impl FnCx<'_, '_, '_, '_> {
                     }
                     for &i in &sig.formals {
                         let w = caller_reading(prog, gf, None, args, &gown[i].expr);
-                        locs.extend(locations(&w, pts));
+                        locs.extend(&Relevance::of(&w, pts));
                     }
                     for (name, x) in self.returns_of(e, g, *ret, args).1 {
                         extra.push(prog, pts, name, &x);
@@ -996,11 +1054,21 @@ impl FnCx<'_, '_, '_, '_> {
             }
         }
         let vars: Vec<&PredVar> = self.body.vars.iter().chain(&extra.vars).collect();
-        let voc = vocabulary(&vars, &locs, |v| {
+        let seed = |v: &PredVar| {
             writes.is_some_and(|lhs| reads_alias(&v.expr, lhs, pts))
                 || result.is_some_and(|r| mentions_var(&v.expr, r))
                 || mods.iter().any(|m| reads_any(pts, &v.expr, m))
-        });
+        };
+        if let (EdgeKind::Assign { .. }, Some(lhs)) = (&e.kind, writes) {
+            promote = compares_addresses(lhs, &vars, pts);
+        }
+        if promote {
+            for v in vars.iter().filter(|v| seed(v)) {
+                locs.extend(&v.locs);
+            }
+            locs.promote();
+        }
+        let voc = vocabulary(&vars, &locs, seed, pts);
         let mut inside = vec![false; vars.len()];
         let mut texts = std::collections::HashSet::new();
         k.push('|');
@@ -1033,12 +1101,17 @@ impl FnCx<'_, '_, '_, '_> {
             EdgeKind::Assign { lhs, rhs } => {
                 let mut updates = Vec::new();
                 let mut assigned = BTreeSet::new();
+                let zeroed = zeroed_allocation(self.f, e, rhs);
                 for i in 0..self.body.vars.len() {
                     let phi = self.body.vars[i].expr.clone();
                     let w = wp_assign(lhs, rhs, &phi, self.sh.pts);
                     if w.as_ref() == Some(&phi) {
                         continue;
                     }
+                    let w = match (w, &zeroed) {
+                        (Some(w), Some((tmp, t))) => Some(zero_contents(self.sh.prog, &w, *tmp, t)),
+                        (w, _) => w,
+                    };
                     let w = w.map(cir::pred::normalize);
                     updates.push((self.body.vars[i].name.clone(), w));
                     assigned.insert(i);
@@ -1287,4 +1360,24 @@ fn zero_globals(prog: &Program, e: &Expr) -> Expr {
         }
     }
     go(prog, e)
+}
+
+/// Whether Morris's axiom may compare addresses in the weakest precondition of an assignment to
+/// `lhs` over one of `vars` ([`cir::wp`]): a structure assigned field by field, a location of
+/// `lhs`'s own address that it may overwrite, or a location a variable reads that may alias
+/// `lhs` without being `lhs` itself. Such a comparison reads as values the pointers the two
+/// locations are reached through.
+fn compares_addresses(lhs: &Expr, vars: &[&PredVar], pts: &PointsTo) -> bool {
+    if matches!(lhs.ty, CType::Struct(_) | CType::Array(..)) {
+        return true;
+    }
+    let mut hit = false;
+    for c in lhs.children() {
+        c.walk(&mut |x| hit |= x.is_lvalue() && pts.may_alias(lhs, x));
+    }
+    for v in vars {
+        v.expr
+            .walk(&mut |x| hit |= x.is_lvalue() && x != lhs && pts.may_alias(lhs, x));
+    }
+    hit
 }

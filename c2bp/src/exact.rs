@@ -12,7 +12,7 @@
 //! models when the valuations are few, else breadth-first by length under a query budget), at
 //! unbounded length. An `unknown` answer leaves a cube out of the relation, which only weakens
 //! it. The unassigned predicates in the relation are those that share a location with a new
-//! value, transitively (the relevance of the cube search, [`Enumerator::connected`]: `x < y`
+//! value, transitively (the relevance of the cube search, [`crate::relevance`]: `x < y`
 //! next to `y < z` and `x < z` after `z = *` in the Constrain paper's Fig. 1); the others keep
 //! their values without a query.
 //!
@@ -31,8 +31,8 @@ use cir::smt::SolverCx;
 
 use crate::cubes::{
     Cube, Enumerator, INCONSISTENT_QUERY_FACTOR, VarSet, chain_text, consistent_valuations,
-    locations,
 };
+use crate::relevance::Relevance;
 
 /// One statement's exact relation, as far as the search went.
 pub(crate) struct Relation {
@@ -42,15 +42,17 @@ pub(crate) struct Relation {
     pub(crate) complete: bool,
     /// For each update: whether some clause mentions its new value.
     pub(crate) constrained: Vec<bool>,
+    /// The clauses found.
+    pub(crate) cubes: u64,
 }
 
 /// The atoms of a relation: the predicates of `vs` that share a location with one of the
 /// expressions `news` (transitively), then one atom per expression, named as given. With the
 /// number of the former.
 fn vocabulary(en: &Enumerator<'_>, vs: &VarSet, news: &[(String, Expr)]) -> (VarSet, usize) {
-    let mut locs = BTreeSet::new();
+    let mut locs = Relevance::default();
     for (_, e) in news {
-        locs.extend(locations(e, en.pts));
+        locs.extend(&Relevance::of(e, en.pts));
     }
     let rel = en.connected(vs, &locs);
     let mut atoms = VarSet::default();
@@ -227,6 +229,7 @@ pub(crate) fn transition(
             text: None,
             complete: true,
             constrained,
+            cubes: 0,
         };
     }
     let (atoms, pre) = vocabulary(en, vs, &news);
@@ -242,6 +245,7 @@ pub(crate) fn transition(
         text: conjunction(&atoms, &cubes),
         complete,
         constrained,
+        cubes: cubes.len() as u64,
     }
 }
 
@@ -268,5 +272,6 @@ pub(crate) fn condition(
         text: conjunction(&atoms, &kept),
         complete,
         constrained: Vec::new(),
+        cubes: kept.len() as u64,
     }
 }

@@ -10,6 +10,8 @@
 //!
 //! - [`cubes`]: `F_V(φ)` by cube enumeration (Cartesian abstraction with a cube-length limit),
 //!   `G_V(φ)`, inconsistent cubes for `enforce`;
+//! - [`relevance`]: which variables a cube may use, field by field (the cells an expression
+//!   reads as values or only as the base of an access), for every search and for reuse;
 //! - [`signature`]: procedure signatures (formal-parameter and return predicates) and mod sets;
 //! - [`emit`]: the translation of one function into one Boolean procedure;
 //! - the inverse of the annotations, the C path a trace of the `.bp` follows, is
@@ -29,6 +31,7 @@ pub mod assemble;
 pub mod cubes;
 pub mod emit;
 mod exact;
+pub mod relevance;
 pub mod reuse;
 pub mod signature;
 
@@ -195,6 +198,8 @@ impl Output {
         let capped =
             self.procs.iter().map(|p| p.capped).sum::<u64>() + u64::from(self.global_capped);
         let _ = writeln!(out, "  cube searches stopped by the query limit: {capped}");
+        let cubes: u64 = self.procs.iter().map(|p| p.cubes).sum();
+        let _ = writeln!(out, "  cubes in the transitions: {cubes}");
         let over: u64 = self.procs.iter().map(|p| p.exact_capped).sum();
         if over > 0 {
             let _ = writeln!(
@@ -553,6 +558,7 @@ fn reuse_unchanged(
                         star_updates: stats.star_updates,
                         capped: stats.capped,
                         exact_capped: stats.exact_capped,
+                        cubes: stats.cubes,
                         reused: true,
                         stmts: reuse::ReuseStats {
                             reused: f.edges.len() as u64,

@@ -77,12 +77,12 @@ struct Args {
     /// predicates before and after it, written `b := * constrain R(b, 'b)`; assumes likewise).
     #[arg(long, value_name = "MODE", default_value = "cartesian")]
     abstraction: c2bp::Abstraction,
-    /// With --abstraction exact: the most clauses of one statement's relation (beyond it, and
-    /// beyond --max-queries, the statement keeps its Cartesian abstraction besides the clauses
-    /// found; --stats counts such statements).
-    #[arg(long = "max-cubes", value_name = "N", default_value_t = c2bp::DEFAULT_MAX_CUBES,
+    /// With --abstraction exact only: the most clauses of one statement's relation (beyond it,
+    /// and beyond --max-queries, the statement keeps its Cartesian abstraction besides the
+    /// clauses found; --stats counts such statements) [default: 1000].
+    #[arg(long = "max-cubes", value_name = "N",
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
-    max_cubes: usize,
+    max_cubes: Option<usize>,
     /// Print statistics to standard error (prover calls, cache hits, `*` share, time per procedure).
     #[arg(long)]
     stats: bool,
@@ -99,6 +99,11 @@ fn fail(code: i32, msg: impl std::fmt::Display) -> ExitCode {
 
 fn main() -> ExitCode {
     let args: Args = cli_common::args::parse(&[(exit::SAFE, "the Boolean program was written")]);
+    if args.max_cubes.is_some() && args.abstraction != c2bp::Abstraction::Exact {
+        let message = "error: --max-cubes bounds the exact abstraction: give --abstraction exact";
+        let code = cli_common::args::usage_error(&mut std::io::stderr(), message);
+        return exit::code(code);
+    }
     cli_common::logging::init(args.verbose, "C2BP_LOG");
     let mut error_fns = args.error_fn.clone();
     if let Some(p) = &args.property {
@@ -166,7 +171,7 @@ fn main() -> ExitCode {
         rlimit: args.rlimit,
         max_queries: args.max_queries,
         abstraction: args.abstraction,
-        max_cubes: args.max_cubes,
+        max_cubes: args.max_cubes.unwrap_or(c2bp::DEFAULT_MAX_CUBES),
     };
     let mut extra = Vec::new();
     let errors = bp_c::header::HeaderSettings {

@@ -261,18 +261,24 @@ fn cached_kept_iterations_equal_fresh_ones() {
             .unwrap_or_else(|e| panic!("{dir}/commands.txt: {e}"));
         let runs: Vec<Vec<&str>> = commands
             .lines()
-            .filter(|l| l.starts_with("c2bp "))
-            .map(|l| l.split_whitespace().collect())
+            .map(|l| l.split_whitespace().collect::<Vec<&str>>())
+            // The tool as slam-run names it: `c2bp`, or its path when it is not on PATH.
+            .filter(|w| {
+                w.first()
+                    .is_some_and(|t| Path::new(t).file_name() == Some("c2bp".as_ref()))
+            })
             .collect();
         let Some(first) = runs.first() else {
-            continue;
+            panic!("{dir}/commands.txt has no c2bp command: nothing to replay");
         };
-        let (c, lower, opts) = kept_options(first);
         let base = commands
             .lines()
             .find_map(|l| l.strip_prefix("cd "))
             .map(PathBuf::from)
             .unwrap_or_default();
+        let (c, lower, opts) = kept_options(first);
+        // Relative paths in the commands are relative to the directory they `cd` to.
+        let c = base.join(c);
         let prog = cir::load_program(&c, &lower).unwrap_or_else(|e| panic!("{}: {e}", c.display()));
         let steps: Vec<String> = runs
             .iter()

@@ -31,7 +31,8 @@
 //! unknown (`None`): its WP is a universal quantification that the abstraction approximates by
 //! `*`.
 
-use crate::ir::{BinOp, Callee, EdgeKind, Expr, ExprKind, UnOp, VarId};
+use crate::interp::HeapStep;
+use crate::ir::{BinOp, Callee, EdgeKind, Expr, ExprKind, Program, UnOp, VarId};
 use crate::pointsto::{Loc, PointsTo};
 use crate::pred::normalize;
 use crate::types::{CType, DataModel, IntKind};
@@ -279,6 +280,96 @@ impl Morris<'_> {
             _ => None,
         }
     }
+}
+
+/// `e` right after a fresh object of type `t` is allocated into the pointer variable `obj`:
+/// every read of a scalar of that object — reached from `*obj` by fields and constant indices
+/// (`obj->f`, `obj->a[2]`, `*&obj->f`) — replaced by `content(path, type)`; every other read
+/// is left as it is, for the caller to give a meaning. The one rule behind what newton's path
+/// formula and c2bp's abstraction know of allocated contents (`docs/c-semantics.md`, "Memory").
+pub fn map_allocated_reads(
+    prog: &Program,
+    e: &Expr,
+    obj: VarId,
+    t: &CType,
+    content: &mut dyn FnMut(&[HeapStep], &CType) -> Expr,
+) -> Expr {
+    map_reads(e, &mut |_, dl| {
+        let mut path = Vec::new();
+        if !dl.ty.is_scalar()
+            || dl.ty.is_float()
+            || !content_path(prog, &dl, obj, &mut path)
+            || content_type(prog, t, &path).as_ref() != Some(&dl.ty)
+        {
+            return dl;
+        }
+        content(&path, &dl.ty)
+    })
+}
+
+/// Whether the lvalue `l` lies in the object the pointer variable `obj` points to, reached from `*obj`
+/// by fields and constant indices of arrays; its path (appended to `path`).
+fn content_path(prog: &Program, l: &Expr, obj: VarId, path: &mut Vec<HeapStep>) -> bool {
+    let is_obj = |p: &Expr| matches!(p.kind, ExprKind::Var(v) if v == obj);
+    match &l.kind {
+        // `*&l` (a pointer to a field, `w = &r->b; … *w`, substituted back) is `l`.
+        ExprKind::Deref(p) if let ExprKind::AddrOf(inner) = &p.kind => {
+            content_path(prog, inner, obj, path)
+        }
+        ExprKind::Deref(p) => is_obj(p),
+        ExprKind::Index(p, i) if !matches!(p.ty, CType::Array(..)) => {
+            is_obj(p) && matches!(i.kind, ExprKind::Const(0))
+        }
+        ExprKind::Field(b, f) => {
+            let CType::Struct(s) = &b.ty else {
+                return false;
+            };
+            let def = &prog.structs[s.0 as usize];
+            let Some(i) = def
+                .fields
+                .as_ref()
+                .filter(|_| !def.is_union)
+                .and_then(|fs| fs.iter().position(|(n, _)| n == f))
+            else {
+                return false;
+            };
+            if !content_path(prog, b, obj, path) {
+                return false;
+            }
+            path.push(HeapStep::Field(u32::try_from(i).unwrap_or(u32::MAX)));
+            true
+        }
+        ExprKind::Index(a, i) => {
+            let ExprKind::Const(k) = i.kind else {
+                return false;
+            };
+            let Ok(k) = u32::try_from(k) else {
+                return false;
+            };
+            if !content_path(prog, a, obj, path) {
+                return false;
+            }
+            path.push(HeapStep::Index(k));
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The type at `path` inside an object of type `t` (`None` when the path leaves it).
+fn content_type(prog: &Program, t: &CType, path: &[HeapStep]) -> Option<CType> {
+    let mut t = t.clone();
+    for s in path {
+        t = match (s, &t) {
+            (HeapStep::Field(i), CType::Struct(id)) => {
+                let def = &prog.structs[id.0 as usize];
+                def.fields.as_ref()?.get(*i as usize)?.1.clone()
+            }
+            (HeapStep::Index(k), CType::Array(e, Some(n))) if u64::from(*k) < *n => (**e).clone(),
+            _ => return None,
+        };
+    }
+    Some(t)
 }
 
 /// `e` with every read of a location replaced by `read(l, l')`, where `l` is the lvalue as

@@ -53,6 +53,13 @@ where
     }
 }
 
+/// A usage error found after parsing (options that contradict each other, a missing operand):
+/// `message`, then clap's pointer to `--help`, on `err`; the answer is [`exit::USAGE`].
+pub fn usage_error(err: &mut dyn Write, message: &str) -> i32 {
+    let _ = writeln!(err, "{message}\n\nFor more information, try '--help'.");
+    exit::USAGE
+}
+
 /// [`try_parse_from`] on the process's arguments; exits the process on `--help`, `--version`
 /// and usage errors.
 pub fn parse<P: Parser>(notes: &[(i32, &str)]) -> P {

@@ -38,7 +38,7 @@ use cir::interp::HeapStep;
 use cir::ir::{Callee, EdgeKind, Expr, ExprKind, FuncId, Program, VarId, VarInfo, VarKind};
 use cir::pointsto::{Loc, PointsTo};
 use cir::types::CType;
-use cir::wp::{convert, map_reads, subst_vars, wp_assign_havoc};
+use cir::wp::{convert, map_allocated_reads, subst_vars, wp_assign_havoc};
 
 /// One call on the path (activation 0 is `main`).
 #[derive(Debug, Clone)]
@@ -364,22 +364,14 @@ impl Walker<'_> {
         let ext = &mut self.ext;
         let symbols = &mut self.symbols;
         let paths = &mut self.content_paths;
-        let mut read = |_: &Expr, dl: Expr| -> Expr {
-            let mut path = Vec::new();
-            if !dl.ty.is_scalar()
-                || dl.ty.is_float()
-                || !content_path(prog, &dl, obj, &mut path)
-                || content_type(prog, &t, &path).as_ref() != Some(&dl.ty)
-            {
-                return dl;
-            }
+        let mut content = |path: &[HeapStep], ty: &CType| -> Expr {
             if zero {
-                return convert(&Expr::int(0, CType::INT), &dl.ty);
+                return convert(&Expr::int(0, CType::INT), ty);
             }
-            let k = match paths.iter().position(|p| *p == path) {
+            let k = match paths.iter().position(|p| p == path) {
                 Some(k) => k,
                 None => {
-                    paths.push(path);
+                    paths.push(path.to_vec());
                     paths.len() - 1
                 }
             };
@@ -390,7 +382,7 @@ impl Walker<'_> {
             let id = match symbols.iter().find(|s| s.kind == kind) {
                 Some(s) => s.var,
                 None => {
-                    let id = fresh_var(ext, dl.ty.clone(), format!("content@{j}.{k}"), func);
+                    let id = fresh_var(ext, ty.clone(), format!("content@{j}.{k}"), func);
                     symbols.push(Symbol { var: id, kind });
                     id
                 }
@@ -399,7 +391,7 @@ impl Walker<'_> {
         };
         for (_, cur) in &mut self.conj {
             if let Some(e) = cur {
-                *cur = Some(map_reads(e, &mut read));
+                *cur = Some(map_allocated_reads(prog, e, obj, &t, &mut content));
             }
         }
     }
@@ -777,67 +769,6 @@ impl Walker<'_> {
             inserted,
         )
     }
-}
-
-/// Whether the lvalue `l` lies in the object the symbol `obj` points to, reached from `*obj`
-/// by fields and constant indices of arrays; its path (appended to `path`).
-fn content_path(prog: &Program, l: &Expr, obj: VarId, path: &mut Vec<HeapStep>) -> bool {
-    let is_obj = |p: &Expr| matches!(p.kind, ExprKind::Var(v) if v == obj);
-    match &l.kind {
-        ExprKind::Deref(p) => is_obj(p),
-        ExprKind::Index(p, i) if !matches!(p.ty, CType::Array(..)) => {
-            is_obj(p) && matches!(i.kind, ExprKind::Const(0))
-        }
-        ExprKind::Field(b, f) => {
-            let CType::Struct(s) = &b.ty else {
-                return false;
-            };
-            let def = &prog.structs[s.0 as usize];
-            let Some(i) = def
-                .fields
-                .as_ref()
-                .filter(|_| !def.is_union)
-                .and_then(|fs| fs.iter().position(|(n, _)| n == f))
-            else {
-                return false;
-            };
-            if !content_path(prog, b, obj, path) {
-                return false;
-            }
-            path.push(HeapStep::Field(u32::try_from(i).unwrap_or(u32::MAX)));
-            true
-        }
-        ExprKind::Index(a, i) => {
-            let ExprKind::Const(k) = i.kind else {
-                return false;
-            };
-            let Ok(k) = u32::try_from(k) else {
-                return false;
-            };
-            if !content_path(prog, a, obj, path) {
-                return false;
-            }
-            path.push(HeapStep::Index(k));
-            true
-        }
-        _ => false,
-    }
-}
-
-/// The type at `path` inside an object of type `t` (`None` when the path leaves it).
-fn content_type(prog: &Program, t: &CType, path: &[HeapStep]) -> Option<CType> {
-    let mut t = t.clone();
-    for s in path {
-        t = match (s, &t) {
-            (HeapStep::Field(i), CType::Struct(id)) => {
-                let def = &prog.structs[id.0 as usize];
-                def.fields.as_ref()?.get(*i as usize)?.1.clone()
-            }
-            (HeapStep::Index(k), CType::Array(e, Some(n))) if u64::from(*k) < *n => (**e).clone(),
-            _ => return None,
-        };
-    }
-    Some(t)
 }
 
 /// Whether the lvalue is a part of a global variable reached without a pointer.

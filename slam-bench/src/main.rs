@@ -221,6 +221,14 @@ fn usage(msg: String) -> anyhow::Error {
     slam_bench::BenchError::Usage(msg).into()
 }
 
+/// The slam-run option `arg` names when slam-bench gives it to every run itself (slam-run
+/// would reject it given twice, and every run would be an error row).
+fn set_by_slam_bench(arg: &str) -> Option<&'static str> {
+    ["--timeout", "--stats-json"]
+        .into_iter()
+        .find(|own| arg == *own || arg.strip_prefix(own).is_some_and(|r| r.starts_with('=')))
+}
+
 fn configs_of(a: &RunArgs) -> anyhow::Result<Vec<Config>> {
     let mut cs = Vec::new();
     for p in &a.preset {
@@ -260,6 +268,13 @@ fn configs_of(a: &RunArgs) -> anyhow::Result<Vec<Config>> {
     }
     for c in &mut cs {
         c.args.extend(a.slam_args.iter().cloned());
+        if let Some(own) = c.args.iter().find_map(|arg| set_by_slam_bench(arg)) {
+            return Err(usage(format!(
+                "configuration `{}` gives slam-run {own}, which slam-bench sets for every run \
+                 (--timeout from --wall-limit, --stats-json for the row's statistics)",
+                c.name
+            )));
+        }
     }
     let mut names = std::collections::BTreeSet::new();
     for c in &cs {

@@ -227,6 +227,14 @@ pub struct Row {
     /// The per-phase totals (from `--stats-json`, when written; absent in `/1` rows).
     #[serde(default)]
     pub phases: Option<Phases>,
+    /// The size of the last abstraction c2bp wrote: the cubes its transitions are written
+    /// with (from `--stats-json`, when it records them).
+    #[serde(default)]
+    pub cubes: Option<u64>,
+    /// Statements of the last abstraction whose exact relation stopped short (kept Cartesian
+    /// besides its clauses; `--abstraction exact` only).
+    #[serde(default)]
+    pub capped_statements: Option<u64>,
     /// Why a run ended without a verdict: a command-line error, else the last line of stderr.
     pub note: String,
 }
@@ -320,7 +328,7 @@ fn opt<T: ToString>(v: &Option<T>) -> String {
 }
 
 /// The columns of `results.csv`.
-pub const CSV_HEADER: [&str; 27] = [
+pub const CSV_HEADER: [&str; 29] = [
     "task",
     "set",
     "config",
@@ -348,9 +356,11 @@ pub const CSV_HEADER: [&str; 27] = [
     "newton_s",
     "constrain_s",
     "stopped_in",
+    "cubes",
+    "capped_statements",
 ];
 
-fn csv_record(r: &Row) -> [String; 27] {
+fn csv_record(r: &Row) -> [String; 29] {
     let ph = |f: fn(&Phases) -> f64| {
         r.phases
             .as_ref()
@@ -388,6 +398,8 @@ fn csv_record(r: &Row) -> [String; 27] {
             .as_ref()
             .and_then(|p| p.stopped_in.clone())
             .unwrap_or_default(),
+        opt(&r.cubes),
+        opt(&r.capped_statements),
     ]
 }
 
@@ -451,6 +463,8 @@ pub(crate) fn test_row(task: &str, config: &str) -> Row {
         ndf: None,
         prover_queries: None,
         phases: None,
+        cubes: None,
+        capped_statements: None,
         note: String::new(),
     }
 }

@@ -362,6 +362,14 @@ pub fn run_captured(
         ndf: num(|s| s.ndf),
         prover_queries: num(|s| s.prover_queries),
         phases: st.as_ref().map(RunStats::phases),
+        cubes: st
+            .as_ref()
+            .and_then(RunStats::last_abstraction)
+            .map(|c| c.cubes),
+        capped_statements: st
+            .as_ref()
+            .and_then(RunStats::last_abstraction)
+            .map(|c| c.exact_capped),
         note,
     };
     Captured {

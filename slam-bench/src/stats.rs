@@ -88,6 +88,10 @@ pub struct Round {
 pub struct C2bpRound {
     /// Queries answered from the prover's cache.
     pub cache_hits: u64,
+    /// Cubes the abstraction's transitions are written with.
+    pub cubes: u64,
+    /// Statements whose exact relation stopped short.
+    pub exact_capped: u64,
     /// Per procedure.
     pub procedures: Vec<C2bpProcedure>,
 }
@@ -171,6 +175,11 @@ impl RunStats {
             .count() as u64
     }
 
+    /// c2bp's part of the last round that ran it: the last abstraction's size.
+    pub fn last_abstraction(&self) -> Option<&C2bpRound> {
+        self.iterations.iter().rev().find_map(|r| r.c2bp.as_ref())
+    }
+
     /// The per-phase totals.
     pub fn phases(&self) -> Phases {
         let t = &self.time;
@@ -199,7 +208,7 @@ mod tests {
             "unknown_field":[1,2],
             "iterations":[
               {"index":0,"alternation":0,"outcome":"infeasible","c2bp":{"cache_hits":0,
-               "procedures":[{"name":"main","queries":9,"prior_hits":2,"reused":false},
+               "cubes":7,"exact_capped":1,"procedures":[{"name":"main","queries":9,"prior_hits":2,"reused":false},
                              {"name":"f","reused":true}]}},
               {"index":0,"alternation":1,"outcome":"infeasible"},
               {"index":1,"alternation":0,"outcome":""}]}"#;
@@ -211,10 +220,14 @@ mod tests {
         assert_eq!((p.c2bp_s, p.c2bp_cpu_s), (1.5, 2.5));
         assert_eq!(p.stopped_in.as_deref(), Some("newton"));
         assert_eq!(s.iterations[0].c2bp.as_ref().unwrap().hits(), 3);
+        // The last round that abstracted (the later ones did not: an alternation, a cut).
+        let last = s.last_abstraction().expect("a round ran c2bp");
+        assert_eq!((last.cubes, last.exact_capped), (7, 1));
         // A stand-in's or an older document: the counts it has.
         let old = RunStats::parse(r#"{"iterations":[{},{},{}],"predicates":4}"#).unwrap();
         assert_eq!(old.iteration_count(), 3);
         assert_eq!(old.phases(), Phases::default());
+        assert!(old.last_abstraction().is_none());
         assert!(RunStats::parse("not json").is_none());
     }
 }

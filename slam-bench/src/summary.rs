@@ -34,6 +34,14 @@ pub struct Tally {
     pub ndf: u64,
     /// c2bp's prover queries.
     pub prover_queries: u64,
+    /// CPU seconds in c2bp (the abstraction), of the runs that recorded their phases.
+    pub c2bp_cpu: f64,
+    /// CPU seconds of the runs that recorded their phases (the share's denominator).
+    pub cpu_with_phases: f64,
+    /// Cubes of each run's last abstraction.
+    pub cubes: u64,
+    /// Capped statements of each run's last abstraction.
+    pub capped_statements: u64,
 }
 
 impl Tally {
@@ -51,6 +59,22 @@ impl Tally {
         self.constrain_calls += r.constrain_calls.unwrap_or(0);
         self.ndf += r.ndf.unwrap_or(0);
         self.prover_queries += r.prover_queries.unwrap_or(0);
+        if let Some(p) = &r.phases {
+            self.c2bp_cpu += p.c2bp_cpu_s;
+            self.cpu_with_phases += r.end.cpu_seconds;
+        }
+        self.cubes += r.cubes.unwrap_or(0);
+        self.capped_statements += r.capped_statements.unwrap_or(0);
+    }
+
+    /// c2bp's CPU seconds and their share of the CPU time of the runs that recorded phases
+    /// (`12.3 (41%)`).
+    pub fn abstraction_text(&self) -> String {
+        if self.cpu_with_phases <= 0.0 {
+            return format!("{:.1}", self.c2bp_cpu);
+        }
+        let share = 100.0 * self.c2bp_cpu / self.cpu_with_phases;
+        format!("{:.1} ({share:.0}%)", self.c2bp_cpu)
     }
 
     /// Runs with this status.
@@ -192,6 +216,11 @@ pub fn comparison_table(rows: &[Row], configs: &[String]) -> Table {
     line("calls to constrain", &|t| t.constrain_calls.to_string());
     line("constraints generated", &|t| t.constraints.to_string());
     line("c2bp prover queries", &|t| t.prover_queries.to_string());
+    line("c2bp CPU s (share)", &|t| t.abstraction_text());
+    line("cubes (last abstractions)", &|t| t.cubes.to_string());
+    line("capped statements (last abstractions)", &|t| {
+        t.capped_statements.to_string()
+    });
     Table {
         title: "All configurations".into(),
         code: None,
@@ -215,4 +244,41 @@ pub fn markdown(tables: &[Table]) -> String {
         .map(Table::markdown)
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::test_row;
+    use crate::stats::Phases;
+
+    fn cell(t: &Table, name: &str, column: usize) -> String {
+        let row = t.rows.iter().find(|r| r[0] == name);
+        row.unwrap_or_else(|| panic!("no line `{name}` in {:?}", t.rows))[column].clone()
+    }
+
+    #[test]
+    fn the_comparison_reports_the_abstractions_cost_and_size() {
+        let measured = |task: &str, cubes: u64, capped: u64| {
+            let mut r = test_row(task, "exact");
+            r.end.cpu_seconds = 4.0;
+            r.phases = Some(Phases {
+                c2bp_cpu_s: 1.0,
+                ..Phases::default()
+            });
+            r.cubes = Some(cubes);
+            r.capped_statements = Some(capped);
+            r
+        };
+        let mut bare = test_row("s/a.c", "plain");
+        bare.end.cpu_seconds = 3.0;
+        let rows = vec![measured("s/a.c", 5, 1), measured("s/b.c", 7, 0), bare];
+        let t = comparison_table(&rows, &["exact".into(), "plain".into()]);
+        assert_eq!(cell(&t, "c2bp CPU s (share)", 1), "2.0 (25%)");
+        assert_eq!(cell(&t, "cubes (last abstractions)", 1), "12");
+        assert_eq!(cell(&t, "capped statements (last abstractions)", 1), "1");
+        // A run without statistics adds nothing, and no share is made up for it.
+        assert_eq!(cell(&t, "c2bp CPU s (share)", 2), "0.0");
+        assert_eq!(cell(&t, "cubes (last abstractions)", 2), "0");
+    }
 }

@@ -659,6 +659,16 @@ fn limits_and_bad_input() {
         vec!["run", "--out", &fresh, "--cpu-limit", "inf", &dd],
         vec!["run", "--out", &fresh, "--wall-limit", "0", &dd],
         vec!["table", "--cpu-limit", "0", &dd],
+        // Options slam-bench gives every run itself.
+        vec!["run", "--out", &fresh, "--slam-arg=--timeout=5", &dd],
+        vec![
+            "run",
+            "--out",
+            &fresh,
+            "--config",
+            "x=--stats-json s.json",
+            &dd,
+        ],
         vec![
             "run",
             "--out",

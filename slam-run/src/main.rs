@@ -113,11 +113,11 @@ struct Args {
     /// it, as a `constrain` clause; usually with --constrain off).
     #[arg(long, value_name = "MODE", default_value = "cartesian")]
     abstraction: c2bp::Abstraction,
-    /// With --abstraction exact: the most clauses of one statement's relation (beyond it the
-    /// statement keeps its Cartesian abstraction besides the clauses found).
-    #[arg(long = "max-cubes", value_name = "N", default_value_t = c2bp::DEFAULT_MAX_CUBES,
+    /// With --abstraction exact only: the most clauses of one statement's relation (beyond it
+    /// the statement keeps its Cartesian abstraction besides the clauses found) [default: 1000].
+    #[arg(long = "max-cubes", value_name = "N",
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
-    max_cubes: usize,
+    max_cubes: Option<usize>,
     /// What to do at NDF: off (UNKNOWN), lazy (constrain and bebop, at most 4 times, 5
     /// constraints each) or eager (c2bp --havoc-all; 200 constraints, 200 alternations).
     #[arg(long, value_name = "MODE", default_value = "lazy")]
@@ -192,12 +192,21 @@ fn main() {
         .precision
         .filter(|p| args.bitvector && *p != slam_run::Precision::Bv)
     {
-        eprintln!(
-            "error: --bitvector (bit-precise) contradicts --precision {}\n\nFor more \
-             information, try '--help'.",
+        let message = format!(
+            "error: --bitvector (bit-precise) contradicts --precision {}",
             p.name()
         );
-        leave(exit::USAGE);
+        leave(cli_common::args::usage_error(
+            &mut std::io::stderr(),
+            &message,
+        ));
+    }
+    if args.max_cubes.is_some() && args.abstraction != c2bp::Abstraction::Exact {
+        let message = "error: --max-cubes bounds the exact abstraction: give --abstraction exact";
+        leave(cli_common::args::usage_error(
+            &mut std::io::stderr(),
+            message,
+        ));
     }
     cli_common::logging::init(args.verbose, "SLAM_LOG");
     let mut out = cli_common::output::stdout();
@@ -399,7 +408,7 @@ fn loop_config(
             rlimit: args.rlimit,
             max_queries: args.max_queries,
             abstraction: args.abstraction,
-            max_cubes: args.max_cubes,
+            max_cubes: args.max_cubes.unwrap_or(c2bp::DEFAULT_MAX_CUBES),
         },
         max_iterations: args.max_iterations,
         constrain: args.constrain,

@@ -220,6 +220,12 @@ pub struct C2bpPhase {
     /// Of those, edges whose searches stopped at their budget or met an `unknown` (not kept
     /// for reuse).
     pub statements_budget_stopped: u64,
+    /// Cubes the abstraction's transitions are written with (Cartesian updates and assumes,
+    /// exact relations' clauses), over every procedure.
+    pub cubes: u64,
+    /// With the exact abstraction: statements whose relation stopped short, over every
+    /// procedure.
+    pub exact_capped: u64,
     /// Per procedure, in program order.
     pub procedures: Vec<C2bpProcedure>,
 }
@@ -244,6 +250,8 @@ pub struct C2bpProcedure {
     /// With the exact abstraction: statements whose relation stopped short (kept Cartesian
     /// besides its clauses).
     pub exact_capped: u64,
+    /// Cubes its transitions are written with.
+    pub cubes: u64,
     /// The text is the previous abstraction's: nothing was searched.
     pub reused: bool,
     /// Edges whose statements were reused from the previous abstraction.
@@ -268,6 +276,8 @@ impl C2bpPhase {
             statements_reused: out.procs.iter().map(|p| p.stmts.reused).sum(),
             statements_abstracted: out.procs.iter().map(|p| p.stmts.translated).sum(),
             statements_budget_stopped: out.procs.iter().map(|p| p.stmts.not_kept).sum(),
+            cubes: out.procs.iter().map(|p| p.cubes).sum(),
+            exact_capped: out.procs.iter().map(|p| p.exact_capped).sum(),
             procedures: out
                 .procs
                 .iter()
@@ -280,6 +290,7 @@ impl C2bpPhase {
                     seeded: p.seeded,
                     capped: p.capped,
                     exact_capped: p.exact_capped,
+                    cubes: p.cubes,
                     reused: p.reused,
                     statements_reused: p.stmts.reused,
                     statements_abstracted: p.stmts.translated,

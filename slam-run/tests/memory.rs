@@ -1,6 +1,6 @@
 //! The memory suite: small programs over heap structures, pointer fields, structure
-//! assignment, `memset`, function pointers in fields, bit flags, a linked list and a pun
-//! through `char *` (`tests/data/memory/*.c`), each run through the library as written (TRUE)
+//! assignment, `memset`, function pointers in fields, bit flags, a linked list, `calloc`'s
+//! zero contents against `malloc`'s arbitrary ones, and a pun through `char *` (`tests/data/memory/*.c`), each run through the library as written (TRUE)
 //! and with `MUTANT` defined (a bug: FALSE with a counterexample that replayed on the concrete
 //! interpreter). The pun must stay sound: never TRUE for its mutant, never FALSE for the
 //! original.
@@ -72,23 +72,8 @@ suite!(
     fnptr,
     flags,
     list,
+    uninit,
 );
-
-/// `calloc`'s zero contents: newton's path formula knows them, c2bp's abstraction does not yet
-/// (a predicate over the new object is nondeterministic after the allocation), so the
-/// original may end UNKNOWN; it must never be FALSE. The mutant reads `malloc`'s arbitrary
-/// contents: FALSE, with the replay drawing the model's value into the object.
-#[test]
-fn uninit() {
-    let v = run("uninit", false);
-    assert!(!matches!(v, Verdict::False(_)), "uninit: {}", v.line());
-    let v = run("uninit", true);
-    assert!(
-        matches!(v, Verdict::False(_)),
-        "uninit (mutant): {}",
-        v.line()
-    );
-}
 
 #[test]
 fn pun_through_char_pointer_is_sound() {

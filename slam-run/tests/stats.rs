@@ -118,7 +118,12 @@ fn check_document(doc: &Value) {
             // The global enforce search asks the rest.
             assert!(per_proc <= u(&c, "solver_calls"), "{c}");
             // Every edge is reused or abstracted, and the totals are the procedures'.
-            for key in ["statements_reused", "statements_abstracted"] {
+            for key in [
+                "statements_reused",
+                "statements_abstracted",
+                "cubes",
+                "exact_capped",
+            ] {
                 let sum: u64 = procs.iter().map(|p| u(p, key)).sum();
                 assert_eq!(sum, u(&c, key), "{key}: {c}");
             }
@@ -212,6 +217,39 @@ fn a_run_is_broken_down_by_iteration_and_phase() {
     assert_eq!(
         last_stats,
         u(&last["c2bp"], "solver_calls") + u(&last["c2bp"], "cache_hits")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The size of each abstraction: the cubes its transitions are written with, and, with the
+/// exact abstraction, the statements whose relation stopped at `--max-cubes` (kept Cartesian
+/// besides its clauses, so the proof still goes through).
+#[test]
+fn each_abstraction_reports_its_cubes_and_capped_statements() {
+    let dir = scratch("cubes");
+    let ok = manifest("../examples/c/funlock.c");
+    let last_c2bp = |args: &[&str]| {
+        let (code, out, doc) = run(&ok, &dir, args, None);
+        assert_eq!(code, 0, "{args:?}: {out}");
+        check_document(&doc);
+        let its = doc["iterations"].as_array().expect("iterations").clone();
+        let c = its.last().expect("a round")["c2bp"].clone();
+        assert!(c.is_object(), "{c}");
+        (u(&c, "cubes"), u(&c, "exact_capped"))
+    };
+    let (cartesian, none) = last_c2bp(&[]);
+    assert!(cartesian > 0, "the final abstraction has cubes");
+    assert_eq!(none, 0, "the Cartesian abstraction caps no relation");
+    let (exact, complete) = last_c2bp(&["--abstraction", "exact"]);
+    assert!(exact > 0);
+    assert_eq!(
+        complete, 0,
+        "every relation of funlock fits the default --max-cubes"
+    );
+    let (_, capped) = last_c2bp(&["--abstraction", "exact", "--max-cubes", "1"]);
+    assert!(
+        capped > 0,
+        "one clause per relation is not enough for funlock"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

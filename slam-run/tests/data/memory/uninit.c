@@ -1,5 +1,5 @@
 /* calloc's memory is zero, malloc's is arbitrary (the mutant reads a field of malloc'ed memory
- * that nothing initialised). */
+ * that nothing initialised), read directly and through a pointer to the field. */
 extern void abort(void);
 void reach_error(void) {}
 extern void *malloc(unsigned long size);
@@ -16,8 +16,9 @@ int main(void) {
 #else
   struct rec *r = calloc(1, sizeof(struct rec));
 #endif
+  int *u = &r->used;
   r->data = 4;
-  if (r->used != 0) {
+  if (r->used != 0 || *u > 0) {
     reach_error();
     abort();
   }
