@@ -427,8 +427,8 @@ fn predicates(
 /// it, by weakest preconditions backward along each segment's edges: the predicates that keep
 /// the invariant across the loop body statement by statement (the abstraction updates each
 /// predicate at each statement, and `x - y == i - j` alone is lost between `x--` and `y--`;
-/// with `x - 1 - y == i - j` it is not), the form before the segment's first statement
-/// excepted. A form is not followed past an edge whose precondition is not expressible.
+/// with `x - 1 - y == i - j` it is not). A form is not followed past an edge whose
+/// precondition is not expressible.
 fn along_segments(
     prog: &Program,
     pts: &PointsTo,
@@ -445,10 +445,7 @@ fn along_segments(
             continue;
         }
         let mut form = phi.clone();
-        let first = edges
-            .iter()
-            .position(|id| !matches!(prog.edge(*id).kind, cir::ir::EdgeKind::Assume(_)));
-        for (k, id) in edges.iter().enumerate().rev() {
+        for id in edges.iter().rev() {
             let e = prog.edge(*id);
             if matches!(e.kind, cir::ir::EdgeKind::Assume(_)) {
                 continue;
@@ -456,13 +453,6 @@ fn along_segments(
             let Some(pre) = cir::wp::wp_edge(&e.kind, &form, pts) else {
                 break;
             };
-            // Before the segment's first statement the form is what c2bp's cube search at
-            // that statement derives from the predicates there; as a predicate of its own it
-            // would be the one c2bp copies instead (a precondition that is a predicate is
-            // taken as it is), with the value it had, unknown where nothing updated it.
-            if Some(k) == first {
-                break;
-            }
             if pre != form {
                 form = simplify(prog, &pre);
                 if !out.contains(&form) {
