@@ -1,11 +1,12 @@
 //! Horn clauses over the C semantics (`cir::smt::horn`): Spacer's solutions read back as C
 //! conditions in normal form, derivations of reachable errors, the resource limit honoured
-//! through the API, `unknown` never taken for an answer, and the minimisation of solutions.
+//! through the API, `unknown` never taken for an answer, the minimisation of solutions, and
+//! Houdini's greatest inductive subset of candidate invariants.
 
 use cir::ir::{BinOp, Expr, ExprKind, Program, VarId};
 use cir::smt::horn::{
     Clause, Derivation, HornAnswer, HornOptions, HornProblem, RelApp, RelId, Relation, Solution,
-    SpacerConfig, holds, minimize, solve,
+    SpacerConfig, holds, houdini, minimize, solve,
 };
 use cir::types::CType;
 
@@ -63,6 +64,11 @@ fn app(rel: u32, args: Vec<Expr>) -> RelApp {
 
 /// `inv(0); inv(x) ∧ x < n → inv(x + 1); inv(x) ∧ bad(x) → error`.
 fn counter(p: &Program, n: i128, bad: Expr) -> HornProblem {
+    stepper(p, 0, 1, n, bad)
+}
+
+/// `inv(init); inv(x) ∧ x < n → inv(x + step); inv(x) ∧ bad(x) → error`.
+fn stepper(p: &Program, init: i128, step: i128, n: i128, bad: Expr) -> HornProblem {
     let x = var(p, "x");
     HornProblem {
         relations: vec![Relation {
@@ -73,12 +79,12 @@ fn counter(p: &Program, n: i128, bad: Expr) -> HornProblem {
             Clause {
                 body: vec![],
                 constraints: vec![],
-                head: Some(app(0, vec![k(0)])),
+                head: Some(app(0, vec![k(init)])),
             },
             Clause {
                 body: vec![app(0, vec![x.clone()])],
                 constraints: vec![bin(BinOp::Lt, x.clone(), k(n))],
-                head: Some(app(0, vec![bin(BinOp::Add, x.clone(), k(1))])),
+                head: Some(app(0, vec![bin(BinOp::Add, x.clone(), k(step))])),
             },
             Clause {
                 body: vec![app(0, vec![x])],
@@ -310,4 +316,63 @@ fn unsigned_wrap_around_is_read_back_exactly() {
         "no wrap term: {inv:?}"
     );
     assert!(holds(&p, &prob, &sol.interps, None, 5_000_000));
+}
+
+/// The loop `for (x = init; x < 100; x += 2);` and the assertion `x == 100` after it.
+fn by_two(p: &Program, init: i128) -> HornProblem {
+    let x = var(p, "x");
+    let bad = bin(
+        BinOp::LogAnd,
+        bin(BinOp::Ge, x.clone(), k(100)),
+        bin(BinOp::Ne, x, k(100)),
+    );
+    stepper(p, init, 2, 100, bad)
+}
+
+/// `x % 2 == 0`, `x <= 100` and three candidates that are not invariants of [`by_two`].
+fn by_two_candidates(p: &Program) -> Vec<Expr> {
+    let x = var(p, "x");
+    let even = bin(BinOp::Eq, bin(BinOp::Rem, x.clone(), k(2)), k(0));
+    vec![
+        bin(BinOp::Ge, x.clone(), k(5)),
+        bin(BinOp::Le, x.clone(), k(100)),
+        bin(BinOp::Eq, x.clone(), k(0)),
+        even,
+        bin(BinOp::Ne, bin(BinOp::Rem, x.clone(), k(2)), k(0)),
+        bin(BinOp::Le, x, k(98)),
+    ]
+}
+
+#[test]
+fn houdini_keeps_exactly_the_inductive_candidates() {
+    let p = program();
+    let prob = by_two(&p, 0);
+    let sol = houdini(&p, &prob, vec![by_two_candidates(&p)], 5_000_000, 100)
+        .expect("x <= 100 and x % 2 == 0 refute the error");
+    assert_eq!(
+        texts(&p, &sol.interps[0]),
+        vec!["x <= 100".to_string(), "x % 2 == 0".to_string()]
+    );
+    assert!(holds(&p, &prob, &sol.interps, None, 5_000_000));
+}
+
+#[test]
+fn houdini_rechecks_a_loop_after_a_drop() {
+    // From 1, `x % 2 == 0` fails at the start; without it `x <= 100` is no longer preserved
+    // (99 + 2), and the error (101) is reachable: no solution, though `x <= 100` alone passes
+    // the loop's clause while the parity is still assumed.
+    let p = program();
+    let prob = by_two(&p, 1);
+    assert!(houdini(&p, &prob, vec![by_two_candidates(&p)], 5_000_000, 100).is_none());
+    // Without the parity among the candidates, from 0 as well.
+    let x = var(&p, "x");
+    let bound = vec![bin(BinOp::Le, x, k(100))];
+    assert!(houdini(&p, &by_two(&p, 0), vec![bound], 5_000_000, 100).is_none());
+}
+
+#[test]
+fn houdini_gives_up_after_its_checks() {
+    let p = program();
+    let prob = by_two(&p, 0);
+    assert!(houdini(&p, &prob, vec![by_two_candidates(&p)], 5_000_000, 1).is_none());
 }

@@ -1,11 +1,12 @@
 //! The Horn refiner: refinement by path invariants (Beyer, Henzinger, Majumdar, Rybalchenko,
 //! "Path invariants", PLDI 2007). From a spurious path: its path program ([`crate::pathprog`]),
-//! encoded as Horn clauses ([`encode`]) and solved — first by Houdini over the atoms the path
-//! program's own conditions, call arguments and return values spell out (cheap, and it finds
-//! the parity and relational facts a program asserts, which Spacer's interpolation over
-//! `mod` often does not within its limit), then by Spacer ([`cir::smt::horn`]). The decided
+//! encoded as Horn clauses ([`encode`]) and solved — first by Houdini over candidates the
+//! path program's own code suggests (`houdini`: cheap, and it finds the parity, bounds and
+//! relational facts simple loops keep, which Spacer's interpolation over `mod` often does
+//! not within its limit), then by Spacer ([`cir::smt::horn`]). The decided
 //! answers are kept per path program ([`HornCache`]): a path program met again is not solved
-//! again.
+//! again; Spacer's resource limit shrinks with each `unknown` on a path program of the same
+//! loops.
 //!
 //! - **Safe**: the solution's conjuncts at the cut points (after [`cir::smt::horn::minimize`])
 //!   are split into atoms and become predicates of their function (global when they mention
@@ -24,6 +25,7 @@
 
 pub mod cex;
 pub mod encode;
+mod houdini;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -107,10 +109,33 @@ pub struct HornReport {
 /// once more, and visits the same edges — has the same answer: it is not solved again. Only
 /// decided answers are kept (a safe one minimised, as [`refine`] uses it); `unknown` is never
 /// kept, so a path program Spacer gave up on is tried again.
+///
+/// It also holds Spacer's budget for the run: per path-program *shape* (the loop heads of
+/// each function part), how often Spacer answered `unknown` on a path program of that shape.
+/// Each such answer quarters the resource limit of the next Spacer call on that shape (down to
+/// [`MIN_SHARE`] of it): the clauses of the same loops unrolled along the same edges, or with a
+/// branch more, are as hard, and a limit spent in full for `unknown` again and again is most
+/// of a run's time. It is a budget, not a cache: the call is made, and only a decided answer
+/// is kept.
 #[derive(Debug, Clone, Default)]
 pub struct HornCache {
     answers: BTreeMap<pathprog::PathProgram, Decided>,
+    unknowns: BTreeMap<Shape, u32>,
 }
+
+/// The loop heads of a path program, per function: its shape for Spacer's budget.
+type Shape = BTreeMap<cir::ir::FuncId, BTreeSet<cir::ir::NodeId>>;
+
+fn shape(pp: &pathprog::PathProgram) -> Shape {
+    pp.parts
+        .iter()
+        .map(|(f, p)| (*f, p.heads.clone()))
+        .collect()
+}
+
+/// The smallest share of [`HornOptions::rlimit`] Spacer's budget goes down to, as a power of
+/// four (`1/4^3`).
+const MIN_SHARE: u32 = 3;
 
 /// A decided answer of the Horn solver.
 #[derive(Debug, Clone)]
@@ -180,7 +205,14 @@ pub fn refine(
             (HornAnswer::Unsafe(d.clone()), false)
         }
         None => {
-            let cands = houdini_candidates(prog, &pp, &enc);
+            let cands = houdini::candidates(prog, &pp, &enc);
+            tracing::trace!(
+                candidates = ?cands
+                    .iter()
+                    .map(|c| c.iter().map(|e| enc.ext.show_expr(e)).collect::<Vec<_>>())
+                    .collect::<Vec<_>>(),
+                "houdini"
+            );
             if let Some(sol) = chc::houdini(
                 &enc.ext,
                 &enc.problem,
@@ -198,7 +230,7 @@ pub fn refine(
                 cache.answers.insert(pp.clone(), decided);
                 (HornAnswer::Safe(sol), true)
             } else {
-                (spacer(&enc, &pp, opts, hopts, cache, &mut report), false)
+                (spacer(&enc, &pp, opts, hopts, 0, cache, &mut report), false)
             }
         }
     };
@@ -216,10 +248,13 @@ pub fn refine(
     // Houdini's invariant refutes the path program, but when it gives the abstraction
     // nothing new (its atoms are all present), Spacer's may; Spacer's `unknown` leaves
     // Houdini's refutation as the outcome.
+    // A second opinion after a refutation gets the smallest share of the budget: the path
+    // program is refuted, and constrain excludes what the abstraction with Houdini's
+    // predicates still lets through.
     if houdini
         && matches!(&report.outcome, HornOutcome::Invariants { preds, .. } if preds.is_empty())
     {
-        let answer = spacer(&enc, &pp, opts, hopts, cache, &mut report);
+        let answer = spacer(&enc, &pp, opts, hopts, MIN_SHARE, cache, &mut report);
         if !matches!(answer, HornAnswer::Unknown(_)) {
             report.outcome = outcome(&ctx, answer);
         }
@@ -270,18 +305,26 @@ fn outcome(c: &Ctx<'_>, answer: HornAnswer) -> HornOutcome {
     }
 }
 
-/// Spacer on the encoded path program `pp` (see [`chc::solve`]); a decided answer is kept in
-/// `cache`, a safe one minimised first.
+/// Spacer on the encoded path program `pp` (see [`chc::solve`]), within the budget of its
+/// shape (see [`HornCache`]; `extra` quarters it further); a decided answer is kept in
+/// `cache`, a safe one minimised first, and `unknown` is counted against the shape.
 fn spacer(
     enc: &encode::Encoding,
     pp: &pathprog::PathProgram,
     opts: &Options,
     hopts: &HornOptions,
+    extra: u32,
     cache: &mut HornCache,
     report: &mut HornReport,
 ) -> HornAnswer {
+    let shape = shape(pp);
+    let quarters = (cache.unknowns.get(&shape).copied().unwrap_or(0) + extra).min(MIN_SHARE);
+    let rlimit = (hopts.rlimit >> (2 * quarters)).max(1);
+    if quarters > 0 {
+        report.attempts.push(format!("budget: rlimit {rlimit}"));
+    }
     let copts = chc::HornOptions {
-        rlimit: hopts.rlimit,
+        rlimit,
         ..chc::HornOptions::default()
     };
     let res = chc::solve(&enc.ext, &enc.problem, &copts);
@@ -311,104 +354,9 @@ fn spacer(
         HornAnswer::Unsafe(d) => {
             cache.answers.insert(pp.clone(), Decided::Unsafe(d.clone()));
         }
-        HornAnswer::Unknown(_) => {}
+        HornAnswer::Unknown(_) => *cache.unknowns.entry(shape).or_default() += 1,
     }
     answer
-}
-
-/// At most this many candidate invariants per relation for Houdini.
-const MAX_CANDIDATES: usize = 32;
-
-/// Houdini's candidate invariants per relation ([`chc::houdini`]): the atoms of the conditions,
-/// call arguments and return values of the path program's code in the relation's function,
-/// each with its negation (an integer-valued atom `a` as `a != 0` and `a == 0`), over the
-/// relation's parameters only.
-fn houdini_candidates(
-    prog: &Program,
-    pp: &pathprog::PathProgram,
-    enc: &encode::Encoding,
-) -> Vec<Vec<cir::ir::Expr>> {
-    use cir::ir::{BinOp, EdgeKind, Expr, ExprKind};
-    let mut atoms_of: BTreeMap<cir::ir::FuncId, Vec<Expr>> = BTreeMap::new();
-    for (fid, part) in &pp.parts {
-        let f = &prog.functions[fid.0 as usize];
-        let mut atoms = Vec::new();
-        for &i in &part.edges {
-            match &f.edges[i as usize].kind {
-                EdgeKind::Assume(c) | EdgeKind::Return(Some(c)) => split_atoms(c, &mut atoms),
-                EdgeKind::Call { args, .. } => args.iter().for_each(|a| split_atoms(a, &mut atoms)),
-                _ => {}
-            }
-        }
-        // Each remainder by a constant also as an atom of its own (`x % 2` in
-        // `x % 2 == y % 2`: the parity each side keeps).
-        let mut rems = Vec::new();
-        for a in &atoms {
-            a.walk(&mut |x| {
-                if let ExprKind::Binary(BinOp::Rem, _, k) = &x.kind
-                    && matches!(k.kind, ExprKind::Const(_))
-                    && !rems.contains(x)
-                {
-                    rems.push(x.clone());
-                }
-            });
-        }
-        atoms.extend(rems);
-        let mut forms: Vec<Expr> = Vec::new();
-        for a in atoms {
-            let (pos, neg) = match &a.kind {
-                ExprKind::Binary(op, x, y) if op.is_comparison() => {
-                    let with = |o| Expr {
-                        kind: ExprKind::Binary(o, x.clone(), y.clone()),
-                        ty: a.ty.clone(),
-                    };
-                    // The non-strict bounds of a comparison too: a loop that runs while
-                    // `i < n` keeps `i <= n`, and `i == n` after it needs that bound.
-                    for o in [BinOp::Le, BinOp::Ge] {
-                        if *op != o {
-                            let e = simplify(prog, &with(o));
-                            if !forms.contains(&e) {
-                                forms.push(e);
-                            }
-                        }
-                    }
-                    (a.clone(), op.negated().map(with))
-                }
-                ExprKind::Const(_) => continue,
-                _ if a.ty.is_integer() => {
-                    let zero = Box::new(Expr::int(0, a.ty.clone()));
-                    let cmp = |op| Expr {
-                        kind: ExprKind::Binary(op, Box::new(a.clone()), zero.clone()),
-                        ty: cir::types::CType::INT,
-                    };
-                    (cmp(BinOp::Ne), Some(cmp(BinOp::Eq)))
-                }
-                _ => continue,
-            };
-            for e in std::iter::once(pos).chain(neg) {
-                let e = simplify(prog, &e);
-                if !forms.contains(&e) {
-                    forms.push(e);
-                }
-            }
-        }
-        atoms_of.insert(*fid, forms);
-    }
-    enc.sites
-        .iter()
-        .zip(&enc.problem.relations)
-        .map(|(site, rel)| {
-            let params: BTreeSet<VarId> = rel.params.iter().copied().collect();
-            atoms_of
-                .get(&site.func)
-                .into_iter()
-                .flatten()
-                .filter(|e| crate::symbolic::vars_of(e).is_subset(&params))
-                .take(MAX_CANDIDATES)
-                .cloned()
-                .collect()
-        })
-        .collect()
 }
 
 /// The new predicates of a solution (see the module doc).

@@ -1,5 +1,6 @@
 //! The loop suite (`tests/data/loops/`): programs whose proofs need loop invariants that no
 //! single trace's weakest preconditions contain — counters to a constant and to a parameter,
+//! a counter by two (its parity), a step through a call, a counter behind a faster one,
 //! variables moving together, nested loops, a flag and a phase change, a loop in a callee,
 //! recursion, a state machine, an array index kept in bounds, an irreducible loop — each with a
 //! buggy mutant (`*_bug.c`), and two bugs behind 100 or more loop iterations. Run through the
@@ -50,6 +51,7 @@ fn run_with(
 /// The safe programs the loop proves with `--refine auto`.
 const SAFE: &[&str] = &[
     "array_index",
+    "call_parity",
     "count_down",
     "counter_const",
     "counter_param",
@@ -57,8 +59,10 @@ const SAFE: &[&str] = &[
     "flag_phase",
     "goto_loop",
     "nested",
+    "order_count",
     "recursion",
     "state_machine",
+    "step_parity",
     "sum_nonneg",
 ];
 
@@ -70,13 +74,16 @@ const NOT_PROVED: &[&str] = &["callee_loop", "two_vars"];
 
 /// Safe programs whose final predicates include a Horn-proposed one.
 const HORN_PROVED: &[&str] = &[
+    "call_parity",
     "count_down",
     "counter_const",
     "counter_param",
     "double_step",
     "flag_phase",
     "goto_loop",
+    "order_count",
     "recursion",
+    "step_parity",
     "sum_nonneg",
 ];
 
@@ -120,6 +127,7 @@ fn the_safe_programs_are_true() {
 /// refiner's resource limit).
 const MUTANTS: &[&str] = &[
     "array_index_bug",
+    "call_parity_bug",
     "count_down_bug",
     "counter_const_bug",
     "counter_param_bug",
@@ -127,8 +135,10 @@ const MUTANTS: &[&str] = &[
     "flag_phase_bug",
     "goto_loop_bug",
     "nested_bug",
+    "order_count_bug",
     "recursion_bug",
     "state_machine_bug",
+    "step_parity_bug",
     "sum_nonneg_bug",
 ];
 
@@ -233,4 +243,34 @@ fn houdini_decides_the_counter_to_a_constant() {
         "{attempts:?}"
     );
     assert!(horn_in_final(&r));
+}
+
+/// `step_parity.c`: Houdini refutes the path program with the parity the step keeps
+/// (`i % 2 == 0`) and the bound it makes inductive (`i <= 1000000`); the abstraction with them
+/// and the error's guard `i != 1000000` still has a spurious path, on which Spacer's second
+/// opinion gets the smallest share of its budget before constrain excludes it.
+#[test]
+fn houdini_finds_a_parity_and_spacer_second_guesses_it_on_a_budget() {
+    let r = run("step_parity.c", newton::RefineMode::Auto);
+    assert!(matches!(r.verdict, Verdict::True), "{}", r.verdict.line());
+    let final_horn: Vec<&str> = r
+        .sources
+        .iter()
+        .filter(|p| p.source == "horn")
+        .map(|p| p.predicate.as_str())
+        .collect();
+    assert!(final_horn.contains(&"i % 2 == 0"), "{final_horn:?}");
+    let attempts: Vec<&Vec<String>> = r
+        .iterations
+        .iter()
+        .filter_map(|i| i.horn.as_ref().map(|h| &h.attempts))
+        .collect();
+    let full = newton::horn::HornOptions::default().rlimit;
+    let budget = format!("budget: rlimit {}", full / 64);
+    assert!(
+        attempts
+            .iter()
+            .any(|a| a.first().is_some_and(|x| x == "cached: unsat") && a.contains(&budget)),
+        "{attempts:?}"
+    );
 }

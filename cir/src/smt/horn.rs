@@ -30,7 +30,8 @@
 //!   ([`holds`]).
 //! - [`houdini`]: a cheaper first try where the candidate invariants are given — the largest
 //!   subset of candidate conjuncts that the clauses preserve, a solution when it refutes the
-//!   error — one small solver query per clause and candidate.
+//!   error — one small solver query per clause and round, the conjuncts a counterexample
+//!   falsifies dropped together.
 //! - **Unsafe** ([`Derivation`]): the hyper-resolution proof of the query, as a tree of
 //!   ground relation instances (values at the relations' arguments only; the caller recovers
 //!   the edges between them and replays the path concretely).
@@ -508,6 +509,36 @@ fn clause_holds(
     clause_implies(prog, problem, interps, c, head, rlimit)
 }
 
+/// The clause `c` with its body relations replaced by their interpretations in `interps`:
+/// what it assumes (the encoder's facts included), and the encoding of each conjunct of
+/// `head` at its head instance (none when the clause is a query).
+fn clause_query(
+    prog: &Program,
+    problem: &HornProblem,
+    interps: &[Vec<Expr>],
+    c: &Clause,
+    head: &[Expr],
+) -> (Vec<Bool>, Vec<Bool>) {
+    let mut enc = Encoder::new(prog, semantics(prog));
+    enc.opaque_fresh = true;
+    let mut assumed: Vec<Bool> = Vec::new();
+    for app in &c.body {
+        for e in instantiate(prog, problem, interps, app) {
+            assumed.push(enc.cond(&e));
+        }
+    }
+    assumed.extend(c.constraints.iter().map(|e| enc.cond(e)));
+    let goals: Vec<Bool> = match &c.head {
+        Some(app) => instantiate_conjs(prog, problem, head, app)
+            .iter()
+            .map(|e| enc.cond(e))
+            .collect(),
+        None => Vec::new(),
+    };
+    assumed.extend(enc.finish());
+    (assumed, goals)
+}
+
 /// Whether the clause `c`, with its body relations replaced by their interpretations in
 /// `interps`, implies the conjuncts `head` at its head instance (`None`: the clause is a
 /// query, and the body must be unsatisfiable).
@@ -519,28 +550,13 @@ fn clause_implies(
     head: Option<&[Expr]>,
     rlimit: u32,
 ) -> bool {
-    let mut enc = Encoder::new(prog, semantics(prog));
-    enc.opaque_fresh = true;
-    let mut assumed: Vec<Bool> = Vec::new();
-    for app in &c.body {
-        for e in instantiate(prog, problem, interps, app) {
-            assumed.push(enc.cond(&e));
-        }
-    }
-    assumed.extend(c.constraints.iter().map(|e| enc.cond(e)));
-    let goal = match (&c.head, head) {
-        (Some(app), Some(conjs)) => {
-            let conj: Vec<Bool> = instantiate_conjs(prog, problem, conjs, app)
-                .iter()
-                .map(|e| enc.cond(e))
-                .collect();
-            Bool::and(&conj)
-        }
-        _ => Bool::from_bool(false),
+    let head = if c.head.is_some() { head } else { None };
+    let (assumed, goals) = clause_query(prog, problem, interps, c, head.unwrap_or(&[]));
+    let goal = match head {
+        Some(_) => Bool::and(&goals),
+        None => Bool::from_bool(false),
     };
-    assumed.push(goal.not());
-    let facts = enc.finish();
-    let solver = solver_with(rlimit, facts.iter().chain(&assumed));
+    let solver = solver_with(rlimit, assumed.iter().chain(std::iter::once(&goal.not())));
     solver.check() == SatResult::Unsat
 }
 
@@ -548,11 +564,17 @@ fn clause_implies(
 /// the largest subset of the candidate conjuncts `cands` (per relation, over its parameters)
 /// that every clause with a head preserves — a conjunct some clause does not establish from
 /// the current ones is dropped, until none is — and that subset as a [`Solution`] when it
-/// also refutes every query clause. A cheap first try before Spacer, one small query per
-/// clause and conjunct: invariants whose atoms the program itself spells out (`x % 2 == 0`
-/// from the property, which Spacer's interpolation over `mod` does not find within its
-/// limit). `None` when the error is not refuted, or after `max_checks` checks; each check in
-/// a solver with `rlimit`, `unknown` counting as "not established" (the subset stays sound).
+/// also refutes every query clause. A cheap first try before Spacer: invariants whose atoms
+/// the program itself spells out (`x % 2 == 0` from the property, which Spacer's
+/// interpolation over `mod` does not find within its limit).
+///
+/// As in the paper's algorithm, one query per clause asks whether the clause establishes all
+/// of its head's conjuncts at once; a counterexample's model names the conjuncts it falsifies,
+/// which are dropped together, and the clause is asked again (with a relation in its own body,
+/// a loop's clause assumes less after a drop). Where the model names none (`unknown`, or a
+/// value the model leaves open), each conjunct is checked on its own. `None` when the error
+/// is not refuted, or after `max_checks` checks; each check in a solver with `rlimit`,
+/// `unknown` counting as "not established" (the subset stays sound).
 pub fn houdini(
     prog: &Program,
     problem: &HornProblem,
@@ -568,25 +590,49 @@ pub fn houdini(
             for c in &problem.clauses {
                 let Some(app) = &c.head else { continue };
                 let r = app.rel.0 as usize;
-                let mut j = 0;
-                while j < interps[r].len() {
+                while !interps[r].is_empty() {
                     checks += 1;
                     if checks > max_checks {
                         return None;
                     }
-                    let conj = [interps[r][j].clone()];
-                    if clause_implies(prog, problem, &interps, c, Some(&conj), rlimit) {
-                        j += 1;
-                    } else {
-                        interps[r].remove(j);
-                        changed = true;
+                    let falsified = match houdini_check(prog, problem, &interps, c, rlimit) {
+                        None => break,
+                        Some(f) if !f.is_empty() => f,
+                        Some(_) => {
+                            let n = interps[r].len();
+                            checks += n;
+                            if checks > max_checks {
+                                return None;
+                            }
+                            (0..n)
+                                .filter(|&j| {
+                                    let conj = [interps[r][j].clone()];
+                                    !clause_implies(prog, problem, &interps, c, Some(&conj), rlimit)
+                                })
+                                .collect()
+                        }
+                    };
+                    if falsified.is_empty() {
+                        break;
                     }
+                    for j in falsified.into_iter().rev() {
+                        interps[r].remove(j);
+                    }
+                    changed = true;
                 }
             }
             if !changed {
                 break;
             }
         }
+        tracing::trace!(
+            checks,
+            kept = ?interps
+                .iter()
+                .map(|c| c.iter().map(|e| prog.show_expr(e)).collect::<Vec<_>>())
+                .collect::<Vec<_>>(),
+            "houdini fixpoint"
+        );
         problem
             .clauses
             .iter()
@@ -594,6 +640,39 @@ pub fn houdini(
             .all(|c| clause_holds(prog, problem, &interps, c, rlimit))
             .then_some(Solution { interps })
     })
+}
+
+/// One query of [`houdini`]: `None` when the clause `c` establishes every conjunct of its
+/// head relation's current candidates; otherwise the positions of the conjuncts a
+/// counterexample's model falsifies (empty when there is no model to read them from).
+fn houdini_check(
+    prog: &Program,
+    problem: &HornProblem,
+    interps: &[Vec<Expr>],
+    c: &Clause,
+    rlimit: u32,
+) -> Option<Vec<usize>> {
+    let r = c.head.as_ref().map_or(0, |h| h.rel.0 as usize);
+    let (assumed, goals) = clause_query(prog, problem, interps, c, &interps[r]);
+    let goal = Bool::and(&goals);
+    let solver = solver_with(rlimit, assumed.iter().chain(std::iter::once(&goal.not())));
+    match solver.check() {
+        SatResult::Unsat => None,
+        SatResult::Unknown => Some(Vec::new()),
+        SatResult::Sat => {
+            let Some(model) = solver.get_model() else {
+                return Some(Vec::new());
+            };
+            Some(
+                goals
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, g)| model.eval(*g, true).and_then(|v| v.as_bool()) == Some(false))
+                    .map(|(j, _)| j)
+                    .collect(),
+            )
+        }
+    }
 }
 
 /// Whether `clause` can take the instances of its body relations with the argument values
