@@ -8,13 +8,14 @@
 //! of a defined function the callee's locals, for each havoc the stored value, for each call
 //! without a body its result. Before each step the oracle is loaded with exactly the values
 //! that step will ask for, taken from the model (a value the formula does not constrain, or
-//! of an aggregate, is 0; pointers the interpreter makes null itself).
+//! of an aggregate, is 0; pointers the interpreter makes null itself). [`replay_drawn`] replays
+//! the path of a concrete run instead, with the values that run drew ([`Drawn`]).
 
 use std::collections::{HashMap, VecDeque};
 
 use bp_c::trace::CStep;
 use cir::interp::{End, Event, Interp, Oracle, Ptr, Value};
-use cir::ir::{Callee, EdgeKind, Expr, ExprKind, Program, VarId};
+use cir::ir::{Callee, EdgeKind, Expr, ExprKind, FuncId, Program, VarId};
 use cir::types::CType;
 use serde::Serialize;
 
@@ -105,46 +106,72 @@ fn draws(prog: &Program, ty: &CType) -> usize {
     }
 }
 
-struct Inputs<'a> {
-    prog: &'a Program,
-    model: HashMap<SymKind, i128>,
-    inputs: Vec<Input>,
+/// Where the values of a replay come from: the solver's model of the path formula
+/// ([`replay`]), or the values a concrete run drew ([`replay_drawn`]).
+trait Source {
+    /// Step `j` of the path starts (`None`: the run's start, before its first step).
+    fn begin(&mut self, j: Option<usize>);
+    /// The `n` draws of one fresh value of kind `kind` (its scalar first when `int`).
+    fn fresh(&mut self, kind: SymKind, n: usize, int: bool) -> Vec<i128>;
+    /// Whether the initial value `v` of an uninitialised local (kind `kind`) is listed among
+    /// the counterexample's inputs.
+    fn listed(&self, kind: SymKind, v: i128) -> bool;
+    /// The activation the call at step `j` enters, and its function (`target`: the function
+    /// the call enters in the concrete state, if it is defined).
+    fn entered(&mut self, j: usize, target: Option<FuncId>) -> Option<(usize, FuncId)>;
+    /// The draws of the initial contents of the object the allocator call at step `j`
+    /// returns (a `ty` pointer).
+    fn contents(&mut self, j: usize, ty: &CType, callee: &Callee) -> Vec<i128>;
+    /// The draws of the current step not taken yet (fed to the interpreter after the others).
+    fn rest(&mut self) -> Vec<i128>;
 }
 
-impl Inputs<'_> {
-    /// Loads the values of one fresh value of type `ty` into the queue; `input` says what it
-    /// is (its value is set here).
-    fn load(&mut self, q: &mut Queue, ty: &CType, kind: SymKind, input: Input) {
-        let n = draws(self.prog, ty);
-        if n == 0 {
-            return;
-        }
-        let v = if matches!(ty, CType::Int(_)) {
+/// The solver's values of the path formula's symbols.
+struct Model<'a> {
+    prog: &'a Program,
+    pf: &'a PathFormula,
+    model: HashMap<SymKind, i128>,
+}
+
+impl Source for Model<'_> {
+    fn begin(&mut self, _: Option<usize>) {}
+
+    fn fresh(&mut self, kind: SymKind, n: usize, int: bool) -> Vec<i128> {
+        let v = if int {
             self.model.get(&kind).copied().unwrap_or(0)
         } else {
             0
         };
-        q.values.push_back(v);
-        q.values.extend(std::iter::repeat_n(0, n - 1));
-        // Uninitialised locals are listed only when the path depends on them.
-        let listed = !matches!(kind, SymKind::Uninit { .. }) || self.model.contains_key(&kind);
-        if matches!(ty, CType::Int(_)) && listed {
-            self.inputs.push(Input { value: v, ..input });
+        let mut out = vec![0; n];
+        if let Some(first) = out.first_mut() {
+            *first = v;
         }
+        out
     }
 
-    /// Loads the initial contents of the object the allocator call at step `j` returns (a
-    /// `ty` pointer): the draws of [`cir::interp::draw_contents`] in its order, each the
-    /// model's value of the [`SymKind::Content`] symbol of its path (0 when the path formula
-    /// does not read it; for a pointer, non-null is an object of its own). `calloc` draws none.
-    fn contents(&mut self, q: &mut Queue, pf: &PathFormula, j: usize, ty: &CType, callee: &Callee) {
-        let CType::Pointer(t) = ty else { return };
+    fn listed(&self, kind: SymKind, _: i128) -> bool {
+        // Uninitialised locals are listed only when the path depends on them.
+        self.model.contains_key(&kind)
+    }
+
+    fn entered(&mut self, j: usize, _: Option<FuncId>) -> Option<(usize, FuncId)> {
+        let b = crate::symbolic::entered(&self.pf.acts, &self.pf.act_of, j)?;
+        Some((b, self.pf.acts[b].func))
+    }
+
+    /// The draws of [`cir::interp::draw_contents`] in its order, each the model's value of
+    /// the [`SymKind::Content`] symbol of its path (0 when the path formula does not read it;
+    /// for a pointer, non-null is an object of its own). `calloc` draws none.
+    fn contents(&mut self, j: usize, ty: &CType, callee: &Callee) -> Vec<i128> {
+        let CType::Pointer(t) = ty else {
+            return Vec::new();
+        };
         if matches!(callee, Callee::External(n) if n == "calloc")
             || matches!(**t, CType::Void | CType::Func(_))
         {
-            return;
+            return Vec::new();
         }
-        let model = &self.model;
+        let (model, pf) = (&self.model, self.pf);
         let mut drawn = Vec::new();
         let _ = cir::interp::draw_contents(self.prog, t, 1, &mut Vec::new(), &mut |p, lo, hi| {
             let v = pf
@@ -160,13 +187,105 @@ impl Inputs<'_> {
             drawn.push(v);
             v
         });
-        q.values.extend(drawn);
+        drawn
+    }
+
+    fn rest(&mut self) -> Vec<i128> {
+        Vec::new()
+    }
+}
+
+/// The values a concrete run of the interpreter drew from its [`Oracle`], in its order:
+/// before its first step (global initialisers, `main`'s parameters and locals), and at each
+/// step of its path that drew any (a havoc, a call's result or contents, the locals of the
+/// activation a call enters).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Drawn {
+    /// The draws before the first step.
+    pub initial: Vec<i128>,
+    /// The draws of each step that drew any, by step.
+    pub at: std::collections::BTreeMap<usize, Vec<i128>>,
+}
+
+/// A [`Drawn`] being fed back to the interpreter.
+struct Feed {
+    drawn: Drawn,
+    /// The current step's draws not taken yet.
+    current: VecDeque<i128>,
+    /// Activations entered so far.
+    calls: usize,
+}
+
+impl Source for Feed {
+    fn begin(&mut self, j: Option<usize>) {
+        let values = match j {
+            None => std::mem::take(&mut self.drawn.initial),
+            Some(j) => self.drawn.at.remove(&j).unwrap_or_default(),
+        };
+        self.current = values.into();
+    }
+
+    fn fresh(&mut self, _: SymKind, n: usize, _: bool) -> Vec<i128> {
+        (0..n)
+            .map(|_| self.current.pop_front().unwrap_or(0))
+            .collect()
+    }
+
+    fn listed(&self, _: SymKind, v: i128) -> bool {
+        // A local not listed starts at 0 in a witness's replay.
+        v != 0
+    }
+
+    fn entered(&mut self, _: usize, target: Option<FuncId>) -> Option<(usize, FuncId)> {
+        let f = target?;
+        self.calls += 1;
+        Some((self.calls, f))
+    }
+
+    fn contents(&mut self, _: usize, _: &CType, _: &Callee) -> Vec<i128> {
+        self.rest()
+    }
+
+    fn rest(&mut self) -> Vec<i128> {
+        self.current.drain(..).collect()
+    }
+}
+
+struct Inputs<'a> {
+    prog: &'a Program,
+    inputs: Vec<Input>,
+}
+
+impl Inputs<'_> {
+    /// Loads the values of one fresh value of type `ty` into the queue; `input` says what it
+    /// is (its value is set here).
+    fn load(
+        &mut self,
+        src: &mut dyn Source,
+        q: &mut Queue,
+        ty: &CType,
+        kind: SymKind,
+        input: Input,
+    ) {
+        let n = draws(self.prog, ty);
+        if n == 0 {
+            return;
+        }
+        let int = matches!(ty, CType::Int(_));
+        let values = src.fresh(kind, n, int);
+        let v = values.first().copied().unwrap_or(0);
+        q.values.extend(values);
+        let listed = !matches!(kind, SymKind::Uninit { .. }) || src.listed(kind, v);
+        if int && listed {
+            self.inputs.push(Input { value: v, ..input });
+        }
     }
 
     /// Loads the values of the uninitialised locals (and, for `main`, the parameters) of
     /// activation `act` of `f`, entered by the call at step `entered_at` (`None`: `main`).
     fn locals(
         &mut self,
+        src: &mut dyn Source,
         q: &mut Queue,
         act: usize,
         f: &cir::ir::Function,
@@ -192,7 +311,7 @@ impl Inputs<'_> {
                 step: None,
                 local,
             };
-            self.load(q, &info.ty, SymKind::Uninit { act, var: v }, input);
+            self.load(src, q, &info.ty, SymKind::Uninit { act, var: v }, input);
         }
     }
 }
@@ -229,17 +348,54 @@ pub fn replay(
     path: &[CStep],
     values: &[Option<i128>],
 ) -> Result<Counterexample, Mismatch> {
-    let mut ins = Inputs {
-        prog,
-        model: pf
-            .symbols
-            .iter()
-            .zip(values)
-            .filter_map(|(s, v)| v.map(|v| (s.kind, v)))
-            .collect(),
-        inputs: Vec::new(),
+    let model = pf
+        .symbols
+        .iter()
+        .zip(values)
+        .filter_map(|(s, v)| v.map(|v| (s.kind, v)))
+        .collect();
+    replay_with(prog, path, &mut Model { prog, pf, model })
+}
+
+/// Replays `path`, the path of a concrete run of the interpreter, with the values that run
+/// drew: the same check as [`replay`] (every edge of the path taken, the error reached) and
+/// the same counterexample, its inputs described as the path formula's would be (an
+/// uninitialised local listed when its value is not 0).
+pub fn replay_drawn(
+    prog: &Program,
+    path: &[CStep],
+    drawn: Drawn,
+) -> Result<Counterexample, Mismatch> {
+    let mut feed = Feed {
+        drawn,
+        current: VecDeque::new(),
+        calls: 0,
     };
-    let mut q = Queue::default();
+    replay_with(prog, path, &mut feed)
+}
+
+/// The function a call edge enters in the interpreter's current state, if it is defined.
+fn call_target(prog: &Program, it: &Interp<'_>, callee: &Callee) -> Option<FuncId> {
+    match callee {
+        Callee::Defined(f) => Some(*f),
+        Callee::Indirect(fp) => match it.value_of(fp) {
+            Ok(Value::Ptr(Ptr::Func(name))) => prog.function(&name).map(|f| f.id),
+            _ => None,
+        },
+        Callee::Nondet(_) | Callee::External(_) => None,
+    }
+}
+
+/// Loads the values of the initial state: unmodelled global initialisers, then `main`'s
+/// parameters and locals.
+fn load_start(
+    prog: &Program,
+    ins: &mut Inputs<'_>,
+    src: &mut dyn Source,
+    q: &mut Queue,
+    main: &cir::ir::Function,
+) {
+    src.begin(None);
     for (i, init) in prog.global_inits.iter().enumerate() {
         if init.value.is_none() {
             let input = Input {
@@ -249,14 +405,79 @@ pub fn replay(
                 step: None,
                 local: None,
             };
-            ins.load(&mut q, &init.lhs.ty, SymKind::GlobalInit(i), input);
+            ins.load(src, q, &init.lhs.ty, SymKind::GlobalInit(i), input);
         }
     }
+    ins.locals(src, q, 0, main, None);
+    q.values.extend(src.rest());
+}
+
+/// Loads the values step `j` (edge `e`) draws.
+fn load_step(
+    ins: &mut Inputs<'_>,
+    src: &mut dyn Source,
+    q: &mut Queue,
+    it: &Interp<'_>,
+    (j, s): (usize, &CStep),
+    e: &cir::ir::Edge,
+) {
+    let prog = ins.prog;
+    src.begin(Some(j));
+    match &e.kind {
+        EdgeKind::Havoc { lhs, .. } => {
+            let input = Input {
+                what: format!("arbitrary value of `{}`", prog.show_expr(lhs)),
+                pos: prog.show_pos(e.pos),
+                value: 0,
+                step: Some(j),
+                local: None,
+            };
+            ins.load(src, q, &lhs.ty, SymKind::Havoc(j), input);
+        }
+        EdgeKind::Call { ret, callee, .. } => {
+            if let Some((b, g)) = src.entered(j, call_target(prog, it, callee)) {
+                let g = &prog.functions[g.0 as usize];
+                ins.locals(src, q, b, g, Some(j));
+            } else if let Some(r) = ret
+                && callee.is_allocator()
+            {
+                q.values.extend(src.contents(j, &prog.var(*r).ty, callee));
+            } else if let Some(r) = ret {
+                let name = match callee {
+                    Callee::Nondet(n) | Callee::External(n) => n.clone(),
+                    _ => "an unknown function".into(),
+                };
+                let input = Input {
+                    what: format!("{name}() at {}", prog.edge_name(s.edge)),
+                    pos: prog.show_pos(e.pos),
+                    value: 0,
+                    step: Some(j),
+                    local: None,
+                };
+                ins.load(src, q, &prog.var(*r).ty, SymKind::CallResult(j), input);
+            }
+        }
+        _ => {}
+    }
+    q.values.extend(src.rest());
+}
+
+/// The replay of `path` with the values of `src`.
+fn replay_with(
+    prog: &Program,
+    path: &[CStep],
+    src: &mut dyn Source,
+) -> Result<Counterexample, Mismatch> {
+    let mut ins = Inputs {
+        prog,
+        inputs: Vec::new(),
+    };
+    let mut q = Queue::default();
     let Some(first) = path.first() else {
         return Err(Mismatch("the path is empty".into()));
     };
     let main = &prog.functions[first.edge.func.0 as usize];
-    ins.locals(&mut q, 0, main, None);
+    load_start(prog, &mut ins, src, &mut q, main);
     let fault = |j: usize, f: cir::interp::Fault| {
         Mismatch(format!(
             "step {j} ({}): {f}",
@@ -281,42 +502,7 @@ pub fn replay(
         }
         let e = edge(prog, *s);
         q.values.clear();
-        match &e.kind {
-            EdgeKind::Havoc { lhs, .. } => {
-                let input = Input {
-                    what: format!("arbitrary value of `{}`", prog.show_expr(lhs)),
-                    pos: prog.show_pos(e.pos),
-                    value: 0,
-                    step: Some(j),
-                    local: None,
-                };
-                ins.load(&mut q, &lhs.ty, SymKind::Havoc(j), input);
-            }
-            EdgeKind::Call { ret, callee, .. } => {
-                if let Some(b) = crate::symbolic::entered(&pf.acts, &pf.act_of, j) {
-                    let g = &prog.functions[pf.acts[b].func.0 as usize];
-                    ins.locals(&mut q, b, g, Some(j));
-                } else if let Some(r) = ret
-                    && callee.is_allocator()
-                {
-                    ins.contents(&mut q, pf, j, &prog.var(*r).ty, callee);
-                } else if let Some(r) = ret {
-                    let name = match callee {
-                        Callee::Nondet(n) | Callee::External(n) => n.clone(),
-                        _ => "an unknown function".into(),
-                    };
-                    let input = Input {
-                        what: format!("{name}() at {}", prog.edge_name(s.edge)),
-                        pos: prog.show_pos(e.pos),
-                        value: 0,
-                        step: Some(j),
-                        local: None,
-                    };
-                    ins.load(&mut q, &prog.var(*r).ty, SymKind::CallResult(j), input);
-                }
-            }
-            _ => {}
-        }
+        load_step(&mut ins, src, &mut q, &it, (j, s), e);
         let ev = it
             .take(s.edge, &mut q)
             .map_err(|f| fault(j, f))?

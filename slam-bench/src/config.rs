@@ -107,6 +107,12 @@ pub const DIMENSIONS: &[Dimension] = &[
         values: Values::Count,
         about: "abstract error traces refined per abstraction (1: one per iteration)",
     },
+    Dimension {
+        name: "falsify",
+        flag: Flag::Value("--falsify"),
+        values: Values::OneOf(&["off", "auto"]),
+        about: "the bounded concrete-execution falsifier, run when a trace goes round a loop",
+    },
 ];
 
 impl Dimension {

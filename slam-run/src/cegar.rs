@@ -40,6 +40,7 @@ use crate::block;
 use crate::config::{Config, Precision};
 use crate::divergence::{Added, Detector};
 use crate::error::RunError;
+use crate::falsify::Falsifier;
 use crate::keep::{Keep, KeptRound, round_file};
 use crate::stats::{
     AddedPredicate, BebopPhase, C2bpPhase, Iteration, IterationOutcome, Phase, RefinedTrace,
@@ -77,6 +78,9 @@ pub fn run(
     let t0 = Instant::now();
     let mut cegar = Cegar::new(prog, c_file, c_bytes, preds, cfg, progress)?;
     let verdict = cegar.until_verdict()?;
+    let verdict = cegar
+        .falsifier
+        .give_up(prog, verdict, &mut cegar.iterations);
     let sources = cegar.final_sources();
     Ok(RunResult {
         verdict,
@@ -170,6 +174,8 @@ struct Cegar<'r> {
     origins: BTreeMap<(String, String), String>,
     /// The Horn solver's decided answers per path program.
     horn_cache: newton::horn::HornCache,
+    /// The concrete-execution falsifier, called when a trace goes round a loop.
+    falsifier: Falsifier,
 }
 
 impl<'r> Cegar<'r> {
@@ -236,6 +242,7 @@ impl<'r> Cegar<'r> {
             detector: Detector::default(),
             origins,
             horn_cache: newton::horn::HornCache::default(),
+            falsifier: Falsifier::new(cfg.falsify, cfg.deadline),
         })
     }
 
@@ -298,6 +305,9 @@ impl<'r> Cegar<'r> {
                 it,
             )));
         }
+        if let Some(verdict) = self.falsifier.on_trace(self.prog, &path, it) {
+            return Ok(Round::Done(verdict));
+        }
         let mut refutation = match self.refine(abs, &path, it)? {
             ControlFlow::Break(verdict) => return Ok(Round::Done(verdict)),
             ControlFlow::Continue(r) => r,
@@ -319,6 +329,9 @@ impl<'r> Cegar<'r> {
                 }
                 _ => {}
             }
+        }
+        if let Some(verdict) = self.falsifier.on_refutation(self.prog, &refutation, it) {
+            return Ok(Round::Done(verdict));
         }
         let recurs = !self.seen.insert(path_key(&path));
         // After a switch to bit-precise reasoning the abstraction is rebuilt whatever the

@@ -1,6 +1,7 @@
 //! How the loop runs: [`Config`] (the abstraction's options, limits, the `--keep` directory,
-//! the error conventions), [`ConstrainMode`], what happens when refinement stops making a
-//! difference, and [`Precision`], which C semantics the loop reasons in.
+//! the error conventions, the falsifier's options), [`ConstrainMode`], what happens when
+//! refinement stops making a difference, and [`Precision`], which C semantics the loop
+//! reasons in.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -34,6 +35,8 @@ pub struct Config {
     pub refine: newton::RefineMode,
     /// The Horn refiner's options (path program variant, resource limit, cap).
     pub horn: newton::horn::HornOptions,
+    /// The concrete-execution falsifier's options (`--falsify`, `--falsify-steps`).
+    pub falsify: crate::falsify::FalsifyOptions,
     /// Abstract error traces refined per abstraction (at least 1): after newton refutes
     /// bebop's trace with new predicates, up to this many minus one more traces of the same
     /// Boolean program, each found with the edges refuted so far blocked, are refined too
@@ -67,6 +70,7 @@ impl Default for Config {
             precision: Precision::Auto,
             refine: newton::RefineMode::default(),
             horn: newton::horn::HornOptions::default(),
+            falsify: crate::falsify::FalsifyOptions::default(),
             traces_per_iteration: DEFAULT_TRACES_PER_ITERATION,
             traces_time_bound: false,
         }

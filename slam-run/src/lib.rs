@@ -5,6 +5,8 @@
 //!   ("no difference found": refinement no longer changes the abstraction) constrain (§3.3).
 //! - `config`: [`Config`], [`ConstrainMode`] and [`Precision`].
 //! - `divergence`: the detector of predicates that follow a loop one iteration at a time.
+//! - `falsify`: the bounded concrete-execution falsifier, called when a trace goes round a
+//!   loop: a concrete run that reaches the error is replayed into a counterexample.
 //! - `verdict`: [`Verdict`] and the typed [`UnknownReason`].
 //! - `stats`: the [`Iteration`] records with each phase's breakdown, [`RunResult`],
 //!   `--stats-json` and the summary line, the [`Journal`] of a run a limit may cut.
@@ -24,6 +26,7 @@ mod cegar;
 mod config;
 mod divergence;
 mod error;
+mod falsify;
 mod keep;
 mod stats;
 mod verdict;
@@ -32,9 +35,11 @@ pub mod witness;
 pub use cegar::{Progress, run};
 pub use config::{Config, ConstrainMode, DEFAULT_TRACES_PER_ITERATION, Precision};
 pub use error::RunError;
+pub use falsify::{FalsifyMode, FalsifyOptions};
 pub use keep::clear_stale;
 pub use stats::{
-    AddedPredicate, BebopPhase, C2bpPhase, C2bpProcedure, Iteration, IterationOutcome, Journal,
-    Phase, RefinedTrace, RunResult, STATS_FORMAT, StatsJson, TracesEnd, process_usage,
+    AddedPredicate, BebopPhase, C2bpPhase, C2bpProcedure, FalsifyOutcome, FalsifyRun, Iteration,
+    IterationOutcome, Journal, Phase, RefinedTrace, RunResult, STATS_FORMAT, StatsJson, TracesEnd,
+    Trigger, process_usage,
 };
 pub use verdict::{UnknownReason, Verdict};

@@ -141,6 +141,19 @@ struct Args {
     /// Z3's resource limit of each Spacer configuration the Horn refiner tries (deterministic).
     #[arg(long = "horn-rlimit", value_name = "N", default_value_t = newton::horn::HornOptions::default().rlimit)]
     horn_rlimit: u32,
+    /// The concrete-execution falsifier: off, or auto — when a trace goes round a loop (it
+    /// passes a loop head twice, the predicates diverge, the Horn refiner fails on its path
+    /// program) or the loop is about to answer UNKNOWN, run the program on the concrete
+    /// interpreter from main for a bounded number of steps, inputs first all 0, then drawn
+    /// from a seeded generator; a run that reaches the error is replayed as a counterexample
+    /// (FALSE). Each call's step budget is 4 times the previous one (the first 65536); a call
+    /// at the give-up gets all that is left of --falsify-steps.
+    #[arg(long, value_name = "MODE", default_value = "auto")]
+    falsify: slam_run::FalsifyMode,
+    /// The falsifier's steps of the concrete interpreter over the whole run (deterministic:
+    /// steps, not seconds; --timeout still applies).
+    #[arg(long = "falsify-steps", value_name = "N", default_value_t = slam_run::FalsifyOptions::default().total_steps)]
+    falsify_steps: u64,
     /// Abstract error traces refined per abstraction (≥ 1; 1: one, the classic loop). After
     /// newton refutes bebop's trace with new predicates, the edge that made it infeasible is
     /// blocked (its assume made `assume F`) in a copy of the Boolean program and bebop asked
@@ -438,6 +451,11 @@ fn loop_config(
             variant: args.path_program,
             rlimit: args.horn_rlimit,
             ..newton::horn::HornOptions::default()
+        },
+        falsify: slam_run::FalsifyOptions {
+            mode: args.falsify,
+            total_steps: args.falsify_steps,
+            ..slam_run::FalsifyOptions::default()
         },
         traces_per_iteration: args.traces_per_iteration,
         traces_time_bound: args.traces_time_bound,

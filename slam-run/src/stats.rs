@@ -171,12 +171,67 @@ pub struct Iteration {
     pub horn: Option<newton::HornSummary>,
     /// Whether this round's predicates continued a divergent chain (module `divergence`).
     pub divergence: bool,
+    /// The concrete-execution falsifier's calls in this round (module `falsify`).
+    pub falsify: Vec<FalsifyRun>,
     /// The traces whose refutations gave this round's predicates, in the order refined: the
     /// abstraction's error trace, then those found with the edges refuted before them blocked
     /// (`--traces-per-iteration`). Empty in a round that added no predicates.
     pub traces: Vec<RefinedTrace>,
     /// Why the search for more traces of this abstraction ended (`""`: there was none).
     pub traces_end: TracesEnd,
+}
+
+/// What made the loop call the falsifier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Trigger {
+    /// The trace passes a loop head of an activation twice.
+    LoopRevisit,
+    /// The divergence detector fired.
+    Divergence,
+    /// The Horn refiner found the path program unsafe without a replayable path, or Spacer
+    /// answered unknown.
+    Horn,
+    /// The loop is about to answer UNKNOWN.
+    GiveUp,
+}
+
+/// How the falsifier's call ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FalsifyOutcome {
+    /// A run reached the error and its path replayed: a counterexample.
+    Counterexample,
+    /// The budget was spent without reaching the error.
+    Budget,
+    /// Every run ended without the error and no other inputs are tried (the program draws no
+    /// value from the random oracle).
+    Exhausted,
+    /// The deadline passed.
+    Timeout,
+    /// A run reached the error after this many steps, more than
+    /// `falsify::MAX_COUNTEREXAMPLE_STEPS`: too long to report.
+    TooLong(u64),
+    /// A run reached the error but its replay failed (an internal inconsistency; the
+    /// verdict does not come from it).
+    ReplayFailed(String),
+}
+
+/// One call of the falsifier, in `--stats-json` (each round's `falsify`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FalsifyRun {
+    /// What made the loop call it.
+    pub trigger: Trigger,
+    /// Its step budget.
+    pub budget: u64,
+    /// Steps of the concrete interpreter it took (over all its runs).
+    pub steps: u64,
+    /// Concrete runs it started.
+    pub runs: usize,
+    /// How it ended.
+    pub outcome: FalsifyOutcome,
+    /// Wall-clock seconds.
+    pub seconds: f64,
 }
 
 /// A trace refined in a round, in `--stats-json`.

@@ -26,10 +26,23 @@ fn data(name: &str) -> PathBuf {
 }
 
 fn run(name: &str, refine: newton::RefineMode) -> slam_run::RunResult {
+    run_with(name, refine, slam_run::FalsifyMode::Auto)
+}
+
+/// [`run`] with the concrete-execution falsifier on or off.
+fn run_with(
+    name: &str,
+    refine: newton::RefineMode,
+    falsify: slam_run::FalsifyMode,
+) -> slam_run::RunResult {
     let cfg = slam_run::Config {
         refine,
         max_iterations: 20,
         deadline: Some(Instant::now() + Duration::from_secs(120)),
+        falsify: slam_run::FalsifyOptions {
+            mode: falsify,
+            ..slam_run::FalsifyOptions::default()
+        },
         ..slam_run::Config::default()
     };
     common::run_file(&data(name), &cfg)
@@ -156,11 +169,12 @@ fn the_mutants_are_false_with_a_replayed_counterexample() {
 }
 
 /// A bug behind 100 loop iterations costs that many refinements one trace at a time;
-/// the path program's derivation, replayed, finds it within 3.
+/// the path program's derivation, replayed, finds it within 3 (with the concrete-execution
+/// falsifier off, which would find it first).
 #[test]
 fn bugs_behind_a_hundred_iterations_are_found_in_three_refinements() {
     for name in ["deep_counter_bug.c", "deep_sum_bug.c"] {
-        let r = run(name, newton::RefineMode::Auto);
+        let r = run_with(name, newton::RefineMode::Auto, slam_run::FalsifyMode::Off);
         assert!(
             matches!(r.verdict, Verdict::False(_)),
             "{name}: {}",
@@ -175,10 +189,15 @@ fn bugs_behind_a_hundred_iterations_are_found_in_three_refinements() {
 }
 
 /// With `--refine wp` the unrolling of `counter_const_bug.c` (`x >= 99`, `x + 1 >= 99`, …) is
-/// reported as divergence, naming the predicates, instead of running into the limits.
+/// reported as divergence, naming the predicates, instead of running into the limits (with the
+/// concrete-execution falsifier off: it would find the bug first).
 #[test]
 fn wp_reports_divergence() {
-    let r = run("counter_const_bug.c", newton::RefineMode::Wp);
+    let r = run_with(
+        "counter_const_bug.c",
+        newton::RefineMode::Wp,
+        slam_run::FalsifyMode::Off,
+    );
     match &r.verdict {
         Verdict::Unknown(slam_run::UnknownReason::Divergence(chain)) => {
             assert_eq!(chain.len(), 3, "{chain:?}");

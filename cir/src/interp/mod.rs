@@ -788,6 +788,11 @@ impl<'p> Interp<'p> {
         if k == IntKind::Bool {
             return i128::from(x != 0);
         }
+        let (lo, hi) = self.data_range(k);
+        if lo <= x && x <= hi {
+            // Already a value of `k` (the common case): no 128-bit division.
+            return x;
+        }
         let w = k.width(self.prog.data_model);
         let m = 1i128 << w;
         let u = x.rem_euclid(m);
