@@ -113,7 +113,7 @@ pub struct HornReport {
 /// It also holds Spacer's budget for the run: per path-program *shape* (the loop heads of
 /// each function part), how often Spacer answered `unknown` on a path program of that shape.
 /// Each such answer quarters the resource limit of the next Spacer call on that shape (down to
-/// [`MIN_SHARE`] of it): the clauses of the same loops unrolled along the same edges, or with a
+/// 1/64 of it): the clauses of the same loops unrolled along the same edges, or with a
 /// branch more, are as hard, and a limit spent in full for `unknown` again and again is most
 /// of a run's time. It is a budget, not a cache: the call is made, and only a decided answer
 /// is kept.
