@@ -86,7 +86,9 @@ struct Args {
     timeout: Option<Timeout>,
     /// Keep every iteration's predicate file, .bp, trace and newton result in DIR
     /// (iterNNN.*; commands.txt re-runs them with the standalone tools). The files of an
-    /// earlier run in DIR (iter*, commands.txt) are removed first, saying so on stderr.
+    /// earlier run in DIR (iter*, commands.txt) are removed first, saying so on stderr. Not
+    /// kept yet: a FALSE the concrete-execution falsifier found (its counterexample is in the
+    /// witness and --json) and further traces of --traces-per-iteration.
     #[arg(long, value_name = "DIR")]
     keep: Option<PathBuf>,
     /// Write a witness (GraphML, SV-COMP witness format 1.0): a violation witness for FALSE (the
@@ -158,11 +160,12 @@ struct Args {
     /// newton refutes bebop's trace with new predicates, the edge that made it infeasible is
     /// blocked (its assume made `assume F`) in a copy of the Boolean program and bebop asked
     /// for another trace, which newton refines too; and so on, up to N traces, until the
-    /// blocked program is safe, or until these extra checks and refinements have cost more
-    /// CPU time than the iteration's abstraction, check and first refinement. All the
+    /// blocked program is safe (or, with --traces-time-bound, until these extra checks and
+    /// refinements have cost more CPU time than the iteration's own). All the
     /// predicates go into the next abstraction: fewer iterations, each re-abstracting once. A
     /// further trace that replays to the error is a counterexample (FALSE). Verdicts come from
     /// the same places as with 1. (--json: each iteration's `traces` and `traces_end`.)
+    /// --keep records only the first trace of each iteration.
     #[arg(long = "traces-per-iteration", value_name = "N",
           default_value_t = slam_run::DEFAULT_TRACES_PER_ITERATION,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
