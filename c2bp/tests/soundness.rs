@@ -132,8 +132,10 @@ fn predicate_sets(
     vec![("own", own), ("own+branches", with_branches)]
 }
 
-#[test]
-fn golden_programs_runs_are_runs_of_their_abstractions() {
+/// Every golden program, under each of its variants and predicate sets, abstracted with each
+/// of `options` (a label and the options), checked in lockstep; the tally must show enough
+/// complete runs and some that reach an error.
+fn check_goldens(label: &str, options: &[(String, c2bp::Options)]) {
     let cs = common::golden_c_files();
     let mut tally = Tally::default();
     for c in &cs {
@@ -142,26 +144,37 @@ fn golden_programs_runs_are_runs_of_their_abstractions() {
             let prog = common::load(c, &lower);
             let own = common::preds(&prog, Some(&c.with_extension("preds")));
             for (which, preds) in predicate_sets(&prog, own) {
-                // The default enforce (cubes of 2) and a stronger one (3): a stronger enforce
-                // must still exclude only inconsistent states.
-                for enforce_len in [2, 3] {
-                    let base = c2bp::Options {
-                        enforce_len,
-                        ..c2bp::Options::default()
-                    };
-                    if let Err(e) = check_program(c, &prog, &preds, 7, 30, &base, &mut tally) {
-                        panic!("{variant} ({which} predicates, enforce-len {enforce_len}): {e}");
+                for (what, opts) in options {
+                    if let Err(e) = check_program(c, &prog, &preds, 7, 30, opts, &mut tally) {
+                        panic!("{variant} ({which} predicates, {what}): {e}");
                     }
                 }
             }
         }
     }
-    eprintln!("golden: {tally:?}");
+    eprintln!("{label}: {tally:?}");
     assert!(
         tally.covered > tally.runs / 2,
         "too few complete runs: {tally:?}"
     );
     assert!(tally.errors > 0, "no run reached an error: {tally:?}");
+}
+
+#[test]
+fn golden_programs_runs_are_runs_of_their_abstractions() {
+    // The default enforce (cubes of 2) and a stronger one (3): a stronger enforce must still
+    // exclude only inconsistent states.
+    let options: Vec<(String, c2bp::Options)> = [2, 3]
+        .into_iter()
+        .map(|enforce_len| {
+            let opts = c2bp::Options {
+                enforce_len,
+                ..c2bp::Options::default()
+            };
+            (format!("enforce-len {enforce_len}"), opts)
+        })
+        .collect();
+    check_goldens("golden", &options);
 }
 
 /// The exact abstractions' variants: the default `--max-cubes`, and 2, which stops most
@@ -179,28 +192,11 @@ fn exact_variants(base: &c2bp::Options) -> Vec<c2bp::Options> {
 
 #[test]
 fn golden_programs_runs_are_runs_of_their_exact_abstractions() {
-    let cs = common::golden_c_files();
-    let mut tally = Tally::default();
-    for c in &cs {
-        let name = c.file_stem().expect("stem").to_string_lossy().to_string();
-        for (variant, lower) in common::golden_variants(&name) {
-            let prog = common::load(c, &lower);
-            let own = common::preds(&prog, Some(&c.with_extension("preds")));
-            for (which, preds) in predicate_sets(&prog, own) {
-                for opts in exact_variants(&c2bp::Options::default()) {
-                    if let Err(e) = check_program(c, &prog, &preds, 7, 30, &opts, &mut tally) {
-                        panic!("{variant} ({which} predicates): {e}");
-                    }
-                }
-            }
-        }
-    }
-    eprintln!("golden, exact: {tally:?}");
-    assert!(
-        tally.covered > tally.runs / 2,
-        "too few complete runs: {tally:?}"
-    );
-    assert!(tally.errors > 0, "no run reached an error: {tally:?}");
+    let options: Vec<(String, c2bp::Options)> = exact_variants(&c2bp::Options::default())
+        .into_iter()
+        .map(|o| (format!("max-cubes {}", o.max_cubes), o))
+        .collect();
+    check_goldens("golden, exact", &options);
 }
 
 #[test]

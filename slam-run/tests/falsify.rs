@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use slam_run::witness::{WitnessInfo, check_violation, violation};
+use slam_run::witness::{check_violation, violation};
 use slam_run::{FalsifyOptions, FalsifyOutcome, FalsifyRun, Verdict};
 
 fn data(name: &str) -> PathBuf {
@@ -53,13 +53,7 @@ fn false_with_witness(name: &str) -> usize {
     assert!(cex.steps.len() > 1000, "{name}: {} steps", cex.steps.len());
     let source = std::fs::read(&path).expect("source");
     let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
-    let info = WitnessInfo {
-        program_file: path.display().to_string(),
-        source: source.clone(),
-        data_model: cir::DataModel::default(),
-        error_fns: vec!["reach_error".into()],
-        producer: "slam-run test".into(),
-    };
+    let info = common::witness_info(&path, &source);
     let w = violation(&prog, cex, &info);
     let checked = check_violation(&prog, &source, &w).expect("the witness checks");
     assert!(checked.steps > 1000, "{name}: {checked:?}");

@@ -1,6 +1,8 @@
 //! The refinement loop end to end: the Lazy Abstraction paper's locking example and its mutants,
 //! through the library and through the `slam-run` command, and the command's answers to bad input.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -11,17 +13,7 @@ fn manifest(rel: &str) -> PathBuf {
 }
 
 fn run_lib(path: &Path) -> slam_run::RunResult {
-    let prog = cir::load_file(path, &cir::LowerOptions::default()).expect("lowers");
-    let bytes = std::fs::read(path).expect("read");
-    slam_run::run(
-        &prog,
-        path,
-        &bytes,
-        PredicateSet::default(),
-        &slam_run::Config::default(),
-        &mut |_| {},
-    )
-    .expect("runs")
+    common::run_file(path, &slam_run::Config::default())
 }
 
 /// Whether `set` holds `text` (in `scope`, or globally) up to negation.

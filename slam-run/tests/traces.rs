@@ -9,6 +9,8 @@
 //!   refuted edge blocked, and replays to the error: FALSE, whose counterexample a violation
 //!   witness checked on the concrete program confirms.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -118,13 +120,7 @@ fn a_further_trace_that_replays_is_a_counterexample() {
     // violation witness) and goes through the second site.
     let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
     let source = std::fs::read(&path).expect("read");
-    let info = slam_run::witness::WitnessInfo {
-        program_file: path.display().to_string(),
-        source: source.clone(),
-        data_model: cir::DataModel::Ilp32,
-        error_fns: vec!["reach_error".into()],
-        producer: "test".into(),
-    };
+    let info = common::witness_info(&path, &source);
     let w = slam_run::witness::violation(&prog, cex, &info);
     slam_run::witness::check_violation(&prog, &source, &w).expect("the counterexample checks");
     assert!(

@@ -4,11 +4,13 @@
 //! program's hash, a changed input value, a missing key, broken XML, a path that does not reach the
 //! violation node. The corpus's FALSE tasks are checked by `corpus.rs`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use cir::pred::PredicateSet;
 use slam_run::Verdict;
-use slam_run::witness::{WitnessInfo, check_violation, violation};
+use slam_run::witness::{check_violation, violation};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -38,13 +40,7 @@ fn witness_of(path: &Path, cube_len: Option<usize>) -> Option<(cir::Program, Vec
     let Verdict::False(cex) = &r.verdict else {
         return None;
     };
-    let info = WitnessInfo {
-        program_file: path.display().to_string(),
-        source: source.clone(),
-        data_model: cir::DataModel::default(),
-        error_fns: vec!["reach_error".into()],
-        producer: "slam-run test".into(),
-    };
+    let info = common::witness_info(path, &source);
     let w = violation(&prog, cex, &info);
     Some((prog, source, w))
 }
@@ -271,13 +267,7 @@ fn a_loop_head_at_the_entry_is_checked_from_its_invariant_too() {
         vec![main.entry],
         "the test needs the loop head at the entry"
     );
-    let info = WitnessInfo {
-        program_file: c.display().to_string(),
-        source: text.as_bytes().to_vec(),
-        data_model: cir::DataModel::default(),
-        error_fns: vec!["reach_error".into()],
-        producer: "slam-run test".into(),
-    };
+    let info = common::witness_info(&c, text.as_bytes());
     let witness = |inv: &str| {
         slam_run::witness::correctness(
             &[slam_run::witness::LoopInvariant {
@@ -310,13 +300,7 @@ fn an_assignment_on_another_branch_does_not_hide_the_error() {
          if (x != 2147483647) x = x + 1; else reach_error();\n  return 0;\n}\n",
     )
     .expect("write");
-    let info = slam_run::witness::WitnessInfo {
-        program_file: c.display().to_string(),
-        source: std::fs::read(&c).expect("source"),
-        data_model: cir::DataModel::Ilp32,
-        error_fns: vec!["reach_error".into()],
-        producer: "test".into(),
-    };
+    let info = common::witness_info(&c, &std::fs::read(&c).expect("source"));
     let text = slam_run::witness::correctness(&[], &info);
     let e = check_cw(&c, &text).expect_err("the error is reachable");
     assert!(e.contains("does not follow"), "{e}");

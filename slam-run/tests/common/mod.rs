@@ -22,6 +22,18 @@ pub fn run_file(path: &Path, cfg: &slam_run::Config) -> slam_run::RunResult {
     .expect("runs")
 }
 
+/// What a witness of the C file at `path` (whose bytes are `source`) records: the default data
+/// model, `reach_error` as the error function.
+pub fn witness_info(path: &Path, source: &[u8]) -> slam_run::witness::WitnessInfo {
+    slam_run::witness::WitnessInfo {
+        program_file: path.display().to_string(),
+        source: source.to_vec(),
+        data_model: cir::DataModel::default(),
+        error_fns: vec!["reach_error".into()],
+        producer: "slam-run test".into(),
+    }
+}
+
 /// A scratch directory of this call's own (tests run in parallel threads, and two of them may
 /// write files of the same name).
 pub fn scratch_dir(tag: &str) -> PathBuf {
