@@ -158,21 +158,10 @@ fn exact_opts(enforce_len: usize, cube_len: Option<usize>) -> c2bp::Options {
     }
 }
 
-/// The Constrain paper's Fig. 1 (`error()` is the error) with its predicates.
-fn fig1() -> (std::path::PathBuf, cir::Program, cir::pred::PredicateSet) {
-    let c = common::data_dir().join("fig1.c");
-    let lower = cir::LowerOptions {
-        error_fns: vec!["error".into()],
-        ..cir::LowerOptions::default()
-    };
-    let prog = common::load(&c, &lower);
-    let preds = common::preds(&prog, Some(&c.with_extension("preds")));
-    (c, prog, preds)
-}
 
 #[test]
 fn fig1_relation_excludes_the_transitivity_violation_and_is_safe() {
-    let (c, prog, preds) = fig1();
+    let (c, prog, preds) = common::fig1();
     let text = common::abstract_file(&c, &prog, &preds, &exact_opts(0, Some(1))).text;
     let stmts = statements(&text);
     // `z = __VERIFIER_nondet_int()`: a nondet call into a temporary, then `z := tmp` (main#7).
@@ -433,7 +422,7 @@ fn exact_relations_imply_cartesian_ones_on_the_golden_programs() {
 
 #[test]
 fn a_cache_never_mixes_cartesian_and_exact_abstractions() {
-    let (c, prog, preds) = fig1();
+    let (c, prog, preds) = common::fig1();
     let sources = bp_c::header::Sources {
         c_path: "fig1.c".into(),
         c_sha256: bp_c::header::sha256_hex(&std::fs::read(&c).expect("C file")),

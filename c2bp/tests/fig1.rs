@@ -7,13 +7,7 @@
 mod common;
 
 fn fig1(enforce_len: usize) -> String {
-    let c = common::data_dir().join("fig1.c");
-    let lower = cir::LowerOptions {
-        error_fns: vec!["error".into()],
-        ..cir::LowerOptions::default()
-    };
-    let prog = common::load(&c, &lower);
-    let preds = common::preds(&prog, Some(&c.with_extension("preds")));
+    let (c, prog, preds) = common::fig1();
     let opts = c2bp::Options {
         enforce_len,
         ..c2bp::Options::default()

@@ -10,6 +10,18 @@ pub fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden")
 }
 
+/// The Constrain paper's Fig. 1 (`error()` is the error) with its predicates.
+pub fn fig1() -> (std::path::PathBuf, cir::Program, cir::pred::PredicateSet) {
+    let c = data_dir().join("fig1.c");
+    let lower = cir::LowerOptions {
+        error_fns: vec!["error".into()],
+        ..cir::LowerOptions::default()
+    };
+    let prog = load(&c, &lower);
+    let preds = preds(&prog, Some(&c.with_extension("preds")));
+    (c, prog, preds)
+}
+
 /// The golden C inputs, sorted.
 pub fn golden_c_files() -> Vec<PathBuf> {
     let mut cs: Vec<PathBuf> = std::fs::read_dir(data_dir())
