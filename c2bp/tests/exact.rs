@@ -158,7 +158,6 @@ fn exact_opts(enforce_len: usize, cube_len: Option<usize>) -> c2bp::Options {
     }
 }
 
-
 #[test]
 fn fig1_relation_excludes_the_transitivity_violation_and_is_safe() {
     let (c, prog, preds) = common::fig1();

@@ -225,7 +225,7 @@ fn usage(msg: String) -> anyhow::Error {
 /// The slam-run option `arg` names when slam-bench gives it to every run itself (slam-run
 /// would reject it given twice, and every run would be an error row).
 fn set_by_slam_bench(arg: &str) -> Option<&'static str> {
-    ["--timeout", "--stats-json"]
+    ["--timeout", "--stats-json", "--json"]
         .into_iter()
         .find(|own| arg == *own || arg.strip_prefix(own).is_some_and(|r| r.starts_with('=')))
 }
@@ -272,7 +272,7 @@ fn configs_of(a: &RunArgs) -> anyhow::Result<Vec<Config>> {
         if let Some(own) = c.args.iter().find_map(|arg| set_by_slam_bench(arg)) {
             return Err(usage(format!(
                 "configuration `{}` gives slam-run {own}, which slam-bench sets for every run \
-                 (--timeout from --wall-limit, --stats-json for the row's statistics)",
+                 (--timeout from --wall-limit, --json/--stats-json for the row's statistics)",
                 c.name
             )));
         }

@@ -661,6 +661,7 @@ fn limits_and_bad_input() {
         vec!["table", "--cpu-limit", "0", &dd],
         // Options slam-bench gives every run itself.
         vec!["run", "--out", &fresh, "--slam-arg=--timeout=5", &dd],
+        vec!["run", "--out", &fresh, "--slam-arg=--json=s.json", &dd],
         vec![
             "run",
             "--out",
