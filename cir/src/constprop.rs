@@ -452,9 +452,14 @@ pub fn propagate(prog: &mut Program) -> Report {
                     lhs: a.substitute_lvalue(lhs, st, &mut n),
                     rhs: a.substitute(rhs, st, &mut n),
                 },
-                EdgeKind::Havoc { lhs, reason } => EdgeKind::Havoc {
+                EdgeKind::Havoc {
+                    lhs,
+                    reason,
+                    approximation,
+                } => EdgeKind::Havoc {
                     lhs: a.substitute_lvalue(lhs, st, &mut n),
                     reason: reason.clone(),
+                    approximation: *approximation,
                 },
                 EdgeKind::Assume(c) => EdgeKind::Assume(a.substitute(c, st, &mut n)),
                 EdgeKind::Call { ret, callee, args } => EdgeKind::Call {

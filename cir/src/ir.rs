@@ -425,6 +425,12 @@ pub enum EdgeKind {
         lhs: Expr,
         /// Why (the approximated construct).
         reason: String,
+        /// The havoc stands for a construct the IR does not model (a `memset` of non-`char`
+        /// cells with a non-zero byte, a union member, inline asm, a float constant, an
+        /// unsupported initialiser): every tool over-approximates it by any value, but it is
+        /// not a choice the program makes, so the concrete interpreter does not execute it.
+        /// `false`: the value really is arbitrary (an uninitialised object).
+        approximation: bool,
     },
     /// Continue only if the condition holds: always a comparison `a op b` (truth tests become
     /// `e != 0`, `!`, `&&`, `||`, `?:` become control flow).
@@ -793,7 +799,7 @@ impl Program {
             EdgeKind::Assign { lhs, rhs } => {
                 format!("{} := {}", self.show_expr(lhs), self.show_expr(rhs))
             }
-            EdgeKind::Havoc { lhs, reason } => {
+            EdgeKind::Havoc { lhs, reason, .. } => {
                 format!("{} := *  /* {reason} */", self.show_expr(lhs))
             }
             EdgeKind::Assume(c) => format!("assume({})", self.show_expr(c)),

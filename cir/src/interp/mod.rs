@@ -33,7 +33,7 @@
 //!   index out of bounds, an out-of-range shift) ends the run with [`Fault::Undefined`]: the
 //!   abstraction need not cover it. Constructs the interpreter does not model (floating point,
 //!   unions, string objects, integers converted to pointers that no pointer gave, pointer
-//!   arithmetic outside an array) end it with [`Fault::Unsupported`]. Either way the run is a prefix that *was* executed soundly.
+//!   arithmetic outside an array, a havoc standing for a construct the lowering approximates) end it with [`Fault::Unsupported`]. Either way the run is a prefix that *was* executed soundly.
 //!
 //! The interpreter is a small-step machine ([`Interp::step`]; [`Interp::take`] follows a given
 //! edge instead, to replay a path): before each step a caller may evaluate expressions
@@ -315,6 +315,13 @@ impl<'p> Interp<'p> {
                 let place = self.place(lhs)?;
                 self.write(&place, v)?;
             }
+            // An approximated construct has one effect the interpreter does not know: executing
+            // it as a free choice could reach states the program cannot.
+            EdgeKind::Havoc {
+                approximation: true,
+                reason,
+                ..
+            } => return Err(Fault::Unsupported(reason.clone())),
             EdgeKind::Havoc { lhs, .. } => {
                 let v = self.fresh(&lhs.ty, Some(oracle))?;
                 let place = self.place(lhs)?;

@@ -501,6 +501,7 @@ impl Lowerer<'_> {
                                         EdgeKind::Havoc {
                                             lhs: l,
                                             reason: "unsupported initialiser".into(),
+                                            approximation: true,
                                         },
                                         pos,
                                     ),
@@ -515,6 +516,7 @@ impl Lowerer<'_> {
                                     EdgeKind::Havoc {
                                         lhs,
                                         reason: "uninitialised".into(),
+                                        approximation: false,
                                     },
                                     pos,
                                 );

@@ -428,6 +428,7 @@ impl Lowerer<'_> {
                         EdgeKind::Havoc {
                             lhs: lhs.clone(),
                             reason: "float constant".into(),
+                            approximation: true,
                         },
                         pos,
                     );
@@ -649,6 +650,7 @@ impl Lowerer<'_> {
                 EdgeKind::Havoc {
                     lhs: root,
                     reason: "union member assigned".into(),
+                    approximation: true,
                 },
                 pos,
             );

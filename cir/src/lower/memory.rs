@@ -193,6 +193,7 @@ impl Lowerer<'_> {
                 EdgeKind::Havoc {
                     lhs: obj.clone(),
                     reason: "memset of this object".into(),
+                    approximation: true,
                 },
                 pos,
             );
@@ -205,6 +206,7 @@ impl Lowerer<'_> {
                     EdgeKind::Havoc {
                         lhs: l,
                         reason: "memset of a union".into(),
+                        approximation: true,
                     },
                     pos,
                 );

@@ -206,6 +206,7 @@ impl Lowerer<'_> {
                             EdgeKind::Havoc {
                                 lhs: lv,
                                 reason: "inline asm output".into(),
+                                approximation: true,
                             },
                             pos,
                         );
