@@ -288,21 +288,34 @@ impl<'m, 'p> Ops<'m, 'p> {
                 r1.exists(&vm.vars(&self.ret_slots, Ver::Cur))
             });
         }
-        let mut assign = vm.tt();
+        // One returned value at a time: `∃ ret_j, t_j. r ∧ (t_j' ↔ ret_j)` substitutes the
+        // value into its target and forgets the return slot at once. The conjunction of all
+        // the equations, quantified afterwards, is the same relation but exponential in the
+        // number of returned values whenever the targets lie far from the return slots in
+        // the order (a caller's locals are ordered for its own statements).
+        let mut r2 = r1;
         let mut targets = Vec::new();
         for (j, t) in c.targets.iter().enumerate() {
-            if let Some(x) = t {
-                assign = assign.and(&vm.lit(*x, Ver::Next, true).iff(&vm.lit(
-                    Slot::Ret(j as u32),
-                    Ver::Cur,
-                    true,
-                )));
-                targets.push(*x);
+            let ret = Slot::Ret(j as u32);
+            match t {
+                Some(x) => {
+                    let eq = vm
+                        .lit(*x, Ver::Next, true)
+                        .iff(&vm.lit(ret, Ver::Cur, true));
+                    let q = [vm.var(*x, Ver::Cur), vm.var(ret, Ver::Cur)];
+                    r2 = Bdd::binary_op_with_exists(&r2, &eq, op_function::and, &q);
+                    targets.push(*x);
+                }
+                None => r2 = r2.exists(&[vm.var(ret, Ver::Cur)]),
             }
         }
-        let mut q2 = vm.vars(&targets, Ver::Cur);
-        q2.extend(vm.vars(&self.ret_slots, Ver::Cur));
-        let r2 = Bdd::binary_op_with_exists(&r1, &assign, op_function::and, &q2);
+        let rest: Vec<BddVariable> = self.ret_slots[c.targets.len().min(self.ret_slots.len())..]
+            .iter()
+            .map(|s| vm.var(*s, Ver::Cur))
+            .collect();
+        if !rest.is_empty() {
+            r2 = r2.exists(&rest);
+        }
         with_enforce(vm.rename(&r2, &targets, Ver::Next, Ver::Cur))
     }
 

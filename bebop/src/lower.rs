@@ -355,6 +355,27 @@ impl ExprCx<'_> {
         }
     }
 
+    /// `∧ᵢ (targetᵢ ↔ eᵢ)` with the `*`s of every `eᵢ` quantified away.
+    ///
+    /// Each `*` is a fresh value of its own occurrence, so `∃T. ∧ᵢ cᵢ(Tᵢ)` equals
+    /// `∧ᵢ ∃Tᵢ. cᵢ(Tᵢ)`: the same BDD, but built without the conjunction over the
+    /// temporaries. That conjunction is exponential in the number of components with a `*`,
+    /// because the temporaries come after every program variable in the order and the BDD
+    /// must remember, below the targets, which of them each temporary decides (c2bp's
+    /// assignment to a state variable updates every predicate over it with a `schoose`).
+    fn equations<'e>(
+        &mut self,
+        parts: impl IntoIterator<Item = (Bdd, &'e Expr)>,
+    ) -> Result<Bdd, BebopError> {
+        let mut rel = self.vars.tt();
+        for (target, e) in parts {
+            let val = self.compile(e)?;
+            let part = self.close(target.iff(&val));
+            rel = rel.and(&part);
+        }
+        Ok(rel)
+    }
+
     /// `∃ *. e`: the states where `e` can evaluate to `value`.
     fn may_be(&mut self, e: &Expr, value: bool) -> Result<Bdd, BebopError> {
         let b = self.compile(e)?;
@@ -814,12 +835,11 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
         }
         if self.info().tracks_entry {
             let mut cx = self.cx();
-            let mut rel = self.vars.tt();
-            for (i, e) in es.iter().enumerate() {
-                let val = cx.compile(e)?;
-                rel = rel.and(&self.vars.lit(Slot::Ret(i as u32), Ver::Cur, true).iff(&val));
-            }
-            let rel = cx.close(rel);
+            let rel = cx.equations(
+                es.iter()
+                    .enumerate()
+                    .map(|(i, e)| (self.vars.lit(Slot::Ret(i as u32), Ver::Cur, true), e)),
+            )?;
             let exit = self.info().exit;
             self.b.add_edge(v, exit, None, EdgeKind::Return(Some(rel)));
         }
@@ -847,15 +867,14 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
         }
         let mut cx = self.cx();
         cx.assigned = &modified;
-        let mut rel = self.vars.tt();
-        for (sl, e) in &pairs {
-            let val = cx.compile(e)?;
-            rel = rel.and(&self.vars.lit(*sl, Ver::Next, true).iff(&val));
-        }
+        let mut rel = cx.equations(
+            pairs
+                .iter()
+                .map(|(sl, e)| (self.vars.lit(*sl, Ver::Next, true), *e)),
+        )?;
         if let Some(c) = constrain {
-            rel = rel.and(&cx.compile(c)?);
+            rel = rel.and(&cx.may_be(c, true)?);
         }
-        let rel = cx.close(rel);
         let enforce = self.info().has_enforce;
         self.b.add_edge(
             v,
@@ -901,17 +920,11 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
             )));
         }
         let mut cx = self.cx();
-        let mut arg_rel = self.vars.tt();
-        for (i, a) in args.iter().enumerate() {
-            let val = cx.compile(a)?;
-            arg_rel = arg_rel.and(
-                &self
-                    .vars
-                    .lit(Slot::Frame(i as u32), Ver::Next, true)
-                    .iff(&val),
-            );
-        }
-        let arg_rel = cx.close(arg_rel);
+        let arg_rel = cx.equations(
+            args.iter()
+                .enumerate()
+                .map(|(i, a)| (self.vars.lit(Slot::Frame(i as u32), Ver::Next, true), a)),
+        )?;
         let mut targets = Vec::new();
         for l in lhs {
             targets.push(match l {

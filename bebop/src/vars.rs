@@ -10,9 +10,13 @@
 //! - [`Ver::Next`]: an intermediate copy (post-state of a transfer, callee entry at a call),
 //! - [`Ver::Cur`]: the current value (path edges' target).
 //!
-//! The order inside a slot is `Entry < Next < Cur`, globals first, then return slots, then the
-//! frame, then a few *temporaries* (one per `*`/`schoose` occurrence of the busiest statement,
-//! always quantified away when a statement's relation is built). With this order the renamings
+//! The order inside a slot is `Entry < Next < Cur`, globals first, then the return slots and
+//! the frame slots interleaved (`Ret(0) < Frame(0) < Ret(1) < Frame(1) < …`), then a few
+//! *temporaries* (one per `*`/`schoose` occurrence of the busiest statement, always
+//! quantified away when a statement's relation is built). A procedure returns the values of
+//! its first frame slots more often than any others (c2bp returns the predicates over the
+//! formals, in the formals' order), and `ret_i ↔ frame_i` for all i is exponential when the
+//! return slots all come before the frame. With this order the renamings
 //! the engine needs are order-preserving (biodivine-lib-bdd's `rename_variables` requires it):
 //! `Next → Cur` while `Entry` is present, `Entry → Next` while `Cur` is present, `Cur → Next`
 //! while `Entry` is present. No other module does index arithmetic on BDD variables.
@@ -96,6 +100,8 @@ impl VarMap {
     }
 
     fn slot_index(&self, slot: Slot) -> usize {
+        let g = self.n_globals as usize;
+        let paired = self.n_ret.min(self.n_frame) as usize;
         match slot {
             Slot::Global(i) => {
                 debug_assert!(i < self.n_globals);
@@ -103,11 +109,21 @@ impl VarMap {
             }
             Slot::Ret(i) => {
                 debug_assert!(i < self.n_ret);
-                (self.n_globals + i) as usize
+                let i = i as usize;
+                if i < paired {
+                    g + 2 * i
+                } else {
+                    g + paired + i
+                }
             }
             Slot::Frame(i) => {
                 debug_assert!(i < self.n_frame);
-                (self.n_globals + self.n_ret + i) as usize
+                let i = i as usize;
+                if i < paired {
+                    g + 2 * i + 1
+                } else {
+                    g + paired + i
+                }
             }
         }
     }
@@ -147,12 +163,20 @@ impl VarMap {
             1 => Ver::Next,
             _ => Ver::Cur,
         };
+        let paired = self.n_ret.min(self.n_frame);
         let slot = if s < self.n_globals {
             Slot::Global(s)
-        } else if s < self.n_globals + self.n_ret {
-            Slot::Ret(s - self.n_globals)
+        } else if s - self.n_globals < 2 * paired {
+            let r = s - self.n_globals;
+            if r.is_multiple_of(2) {
+                Slot::Ret(r / 2)
+            } else {
+                Slot::Frame(r / 2)
+            }
+        } else if self.n_ret > self.n_frame {
+            Slot::Ret(s - self.n_globals - paired)
         } else {
-            Slot::Frame(s - self.n_globals - self.n_ret)
+            Slot::Frame(s - self.n_globals - paired)
         };
         VarInfo::Slot(slot, ver)
     }
@@ -304,5 +328,34 @@ mod tests {
             VarInfo::Slot(f, Ver::Next)
         );
         assert_eq!(vm.describe(vm.temp(0)), VarInfo::Temp(0));
+    }
+
+    #[test]
+    fn every_slot_has_its_own_variables_and_describes_back() {
+        for (globals, rets, frame) in [(2, 3, 5), (1, 5, 3), (0, 0, 4), (3, 4, 0), (2, 2, 2)] {
+            let vm = VarMap::new(globals, rets, frame, 2).expect("small");
+            let slots = (0..globals)
+                .map(Slot::Global)
+                .chain((0..rets).map(Slot::Ret))
+                .chain((0..frame).map(Slot::Frame));
+            let mut seen = std::collections::HashSet::new();
+            for slot in slots {
+                for ver in [Ver::Entry, Ver::Next, Ver::Cur] {
+                    let v = vm.var(slot, ver);
+                    assert!(seen.insert(v), "{slot:?} {ver:?} shares a variable");
+                    assert_eq!(vm.describe(v), VarInfo::Slot(slot, ver));
+                }
+            }
+            assert_eq!(seen.len() + 2, vm.num_vars());
+        }
+    }
+
+    #[test]
+    fn a_return_slot_sits_next_to_the_frame_slot_of_its_index() {
+        let vm = VarMap::new(1, 2, 4, 0).expect("small");
+        let at = |s| vm.var(s, Ver::Entry).to_index();
+        assert_eq!(at(Slot::Frame(0)), at(Slot::Ret(0)) + 3);
+        assert_eq!(at(Slot::Ret(1)), at(Slot::Frame(0)) + 3);
+        assert_eq!(at(Slot::Frame(2)), at(Slot::Frame(1)) + 3);
     }
 }

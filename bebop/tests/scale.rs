@@ -237,3 +237,73 @@ fn procedure_called_from_1000_sites() {
     report(&format!("many_call_sites n={n}"), &o);
     assert!(o.verdict.is_safe());
 }
+
+/// A procedure that returns its `w` parameters to `w` targets of `main`, declared after its
+/// actuals, so far from the return slots in the variable order; and a parallel assignment of
+/// `w` `schoose`s in a procedure of its own. The conjunction of all the equations of one such
+/// statement is exponential in `w` under that order (and so is the conjunction of a
+/// statement's equations before its temporaries are quantified): each must be built one
+/// value at a time. Unsafe: the last assertion fails.
+fn wide_statements(w: usize, unsafe_: bool) -> String {
+    let names = |p: &str| (0..w).map(|i| format!("{p}{i}")).collect::<Vec<_>>();
+    let (a, r, x, y, p) = (names("a"), names("r"), names("x"), names("y"), names("p"));
+    let mut s = String::new();
+    let _ = writeln!(s, "void main() begin");
+    let _ = writeln!(s, "  decl {};", a.join(", "));
+    let _ = writeln!(s, "  decl {};", r.join(", "));
+    let _ = writeln!(s, "  {} := {};", a.join(", "), vec!["T"; w].join(", "));
+    let _ = writeln!(s, "  {} := f({});", r.join(", "), a.join(", "));
+    let _ = writeln!(s, "  assert({});", r.join(" & "));
+    let _ = writeln!(s, "  choices();");
+    if unsafe_ {
+        let _ = writeln!(s, "  assert(!{});", r[w - 1]);
+    }
+    let _ = writeln!(s, "end");
+    let _ = writeln!(s, "bool<{w}> f({}) begin", p.join(", "));
+    let _ = writeln!(s, "  return {};", p.join(", "));
+    let _ = writeln!(s, "end");
+    let _ = writeln!(s, "void choices() begin");
+    let _ = writeln!(s, "  decl {};", y.join(", "));
+    let _ = writeln!(s, "  decl {};", x.join(", "));
+    let choices: Vec<String> = y.iter().map(|v| format!("schoose[{v}, F]")).collect();
+    let _ = writeln!(s, "  {} := {};", x.join(", "), choices.join(", "));
+    let implied: Vec<String> = x
+        .iter()
+        .zip(&y)
+        .map(|(x, y)| format!("(!{y} | {x})"))
+        .collect();
+    let _ = writeln!(s, "  assert({});", implied.join(" & "));
+    let _ = writeln!(s, "end");
+    s
+}
+
+#[test]
+fn wide_returns_and_parallel_choices_stay_linear() {
+    let w = 48;
+    for unsafe_ in [false, true] {
+        let src = wide_statements(w, unsafe_);
+        let prog = parse(&src);
+        let model =
+            bebop::lower::lower(&prog, &Property::AssertsAndSlicError, None).expect("lowers");
+        for e in &model.edges {
+            let size = match &e.kind {
+                bebop::lower::EdgeKind::Transfer(t) => t.rel.size(),
+                bebop::lower::EdgeKind::Return(Some(r)) => r.size(),
+                bebop::lower::EdgeKind::Call(c) => c.arg_rel.size(),
+                bebop::lower::EdgeKind::Return(None) => 0,
+            };
+            assert!(
+                size <= 4 * w,
+                "a relation of {size} BDD nodes for {w} values"
+            );
+        }
+        let o = run(&src, Property::AssertsAndSlicError);
+        report(&format!("wide statements w={w} unsafe={unsafe_}"), &o);
+        assert_eq!(o.verdict.is_safe(), !unsafe_);
+        assert!(
+            o.stats.largest_bdd <= 8 * w,
+            "largest BDD {}",
+            o.stats.largest_bdd
+        );
+    }
+}
