@@ -145,7 +145,7 @@ impl Falsifier {
     }
 
     /// After newton refuted the trace: when the divergence detector fired this round, or the
-    /// Horn refiner failed on the path program.
+    /// Horn refiner failed on the path program (not when its back-off skipped the call).
     pub(crate) fn on_refutation(
         &mut self,
         prog: &Program,
@@ -154,7 +154,11 @@ impl Falsifier {
     ) -> Option<Verdict> {
         let trigger = if it.divergence {
             Trigger::Divergence
-        } else if r.horn.as_ref().is_some_and(|h| h.outcome == "failed") {
+        } else if r
+            .horn
+            .as_ref()
+            .is_some_and(|h| h.outcome == newton::HornResult::Failed)
+        {
             Trigger::Horn
         } else {
             return None;
