@@ -1,6 +1,7 @@
 //! What the loop stops paying for on a state machine whose every trace goes round its loop:
 //! the Horn refiner's back-off after path programs it could not use (`tests/data/backoff/`,
-//! a `while (1) switch (s.state)` over a structure, as OpenSSL's servers are written).
+//! a `while (1) switch (s.state)` over a structure, as OpenSSL's servers are written), and the
+//! falsifier's budget for the calls rounds trigger.
 
 mod common;
 
@@ -16,15 +17,16 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The loop's defaults, but for a falsifier budget small enough for a test (the first call
-/// 2^10 steps, the run's total 2^15).
+/// The loop's defaults, but for a falsifier budget small enough for a test: the first call
+/// 2^10 steps, each triggered one at most 2^13, together at most 2^15.
 fn config() -> slam_run::Config {
     slam_run::Config {
         max_iterations: 20,
         deadline: Some(Instant::now() + Duration::from_secs(120)),
         falsify: FalsifyOptions {
             first_steps: 1 << 10,
-            total_steps: 1 << 15,
+            max_call_steps: 1 << 13,
+            triggered_steps: 1 << 15,
             ..FalsifyOptions::default()
         },
         ..slam_run::Config::default()
@@ -34,7 +36,8 @@ fn config() -> slam_run::Config {
 /// The Horn refiner fails on the state machine's path program (the structure's fields are
 /// fresh values in its clauses, so Spacer's error path does not replay), and the next call on
 /// a path program of the same loop is skipped, with the reason in the record; the run is
-/// still TRUE, and `--stats-json` counts the calls made and skipped apart.
+/// still TRUE, and `--stats-json` counts the calls made and skipped apart. (One run for the
+/// falsifier's budget too: every round of it triggers a call.)
 #[test]
 fn a_failed_horn_call_skips_the_next_on_the_same_loop() {
     let path = data("struct_state_machine.c");
@@ -76,4 +79,18 @@ fn a_failed_horn_call_skips_the_next_on_the_same_loop() {
         .count();
     assert_eq!(json["horn_skipped"], skipped);
     assert_eq!(json["horn_calls"], runs.len() - skipped);
+    triggered_falsifier_calls_stay_within_their_share(&r);
+}
+
+/// The calls rounds trigger stay within their cap each and their share together, however
+/// many rounds trigger one; the first budgets still grow fourfold ([`config`]).
+fn triggered_falsifier_calls_stay_within_their_share(r: &slam_run::RunResult) {
+    let calls: Vec<_> = r.iterations.iter().flat_map(|i| &i.falsify).collect();
+    assert!(calls.len() >= 3, "{calls:?}");
+    assert_eq!(calls[0].budget, 1 << 10);
+    assert_eq!(calls[1].budget, 1 << 12);
+    assert!(calls.iter().all(|c| c.budget <= 1 << 13), "{calls:?}");
+    assert!(calls.iter().any(|c| c.budget == 1 << 13), "{calls:?}");
+    let total: u64 = calls.iter().map(|c| c.steps).sum();
+    assert!(total <= 1 << 15, "{total}: {calls:?}");
 }
