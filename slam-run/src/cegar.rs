@@ -693,7 +693,27 @@ impl<'r> Cegar<'r> {
         }
         let new_predicates = r.preds.len();
         let before = self.preds.len();
+        let siblings = if self.cfg.sibling_predicates {
+            cir::pred::constant_siblings(self.prog, &r.preds, &self.preds)
+        } else {
+            PredicateSet::default()
+        };
         cir::pred::merge_into(&mut self.preds, r.preds);
+        let scoped = siblings.global.iter().map(|p| ("global", p)).chain(
+            siblings
+                .per_function
+                .iter()
+                .flat_map(|(f, ps)| ps.iter().map(move |p| (f.as_str(), p))),
+        );
+        note_sources(&mut self.origins, &siblings, SIBLINGS);
+        for (scope, p) in scoped {
+            it.added.push(AddedPredicate {
+                scope: scope.to_string(),
+                predicate: p.text.clone(),
+                source: SIBLINGS.to_string(),
+            });
+        }
+        cir::pred::merge_into(&mut self.preds, siblings);
         it.traces.push(RefinedTrace {
             path_len,
             blocked,
@@ -886,6 +906,9 @@ fn note_sources(
         }
     }
 }
+
+/// The source recorded for the predicates [`cir::pred::constant_siblings`] adds.
+const SIBLINGS: &str = "siblings";
 
 /// The key of an abstract path for recurrence: its C edges (an assume edge fixes the branch).
 fn path_key(path: &[CStep]) -> Vec<(EdgeId, u32)> {
