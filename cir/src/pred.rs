@@ -457,15 +457,9 @@ pub fn constant_siblings(prog: &Program, new: &PredicateSet, have: &PredicateSet
             .flat_map(|(f, ps)| ps.iter().map(move |p| (Some(f.as_str()), p))),
     );
     for (func, p) in scoped {
-        let ExprKind::Binary(BinOp::Eq | BinOp::Ne, lv, c) = &p.expr.kind else {
+        let Some((lv, c, own)) = state_test_parts(p) else {
             continue;
         };
-        let ExprKind::Const(own) = c.without_casts().kind else {
-            continue;
-        };
-        if !lv.without_casts().is_lvalue() {
-            continue;
-        }
         let funcs: Vec<&crate::ir::Function> = prog
             .functions
             .iter()
@@ -484,7 +478,7 @@ pub fn constant_siblings(prog: &Program, new: &PredicateSet, have: &PredicateSet
         };
         for v in values.into_iter().filter(|&v| v != own) {
             let test = |op| {
-                let kind = ExprKind::Binary(op, lv.clone(), Box::new(with_value(c, v)));
+                let kind = ExprKind::Binary(op, Box::new(lv.clone()), Box::new(with_value(c, v)));
                 int_expr(kind)
             };
             let (eq, ne) = (test(BinOp::Eq), test(BinOp::Ne));
@@ -508,6 +502,24 @@ pub fn constant_siblings(prog: &Program, new: &PredicateSet, have: &PredicateSet
         }
     }
     out
+}
+
+/// Whether `p` is a state test `e == c` or `e != c` (an lvalue `e`, maybe under casts, and an
+/// integer constant `c`): the printed lvalue and the constant.
+pub fn state_test(prog: &Program, p: &Predicate) -> Option<(String, i128)> {
+    state_test_parts(p).map(|(lv, _, c)| (prog.show_expr(lv.without_casts()), c))
+}
+
+fn state_test_parts(p: &Predicate) -> Option<(&Expr, &Expr, i128)> {
+    let ExprKind::Binary(BinOp::Eq | BinOp::Ne, lv, c) = &p.expr.kind else {
+        return None;
+    };
+    let ExprKind::Const(value) = c.without_casts().kind else {
+        return None;
+    };
+    lv.without_casts()
+        .is_lvalue()
+        .then_some((&**lv, &**c, value))
 }
 
 /// At most this many lvalues are followed through copies ([`state_values`]).

@@ -49,10 +49,10 @@ pub struct Config {
     /// iteration rather than a later one, never a verdict's grounds. Off, the count alone
     /// bounds the search and the run is deterministic.
     pub traces_time_bound: bool,
-    /// Whether a refutation's state test `e == c` (or `!=`) also brings `e == c'` for the
-    /// other constants the function assigns to `e` or compares it with
-    /// ([`cir::pred::constant_siblings`]): the states of a state machine at once instead of
-    /// one per iteration.
+    /// Whether a refutation's state test `e == c` (or `!=`), once refutations have tested `e`
+    /// against a second constant, also brings `e == c'` for the other constants the function
+    /// assigns to `e` or compares it with ([`cir::pred::constant_siblings`]): the states of a
+    /// state machine at once instead of one per iteration.
     pub sibling_predicates: bool,
 }
 

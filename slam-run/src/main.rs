@@ -159,10 +159,11 @@ struct Args {
     /// call at the give-up gets all that is left of --falsify-steps.
     #[arg(long, value_name = "MODE", default_value = "auto")]
     falsify: slam_run::FalsifyMode,
-    /// Sibling predicates: when a refutation brings a state test `e == c` (or `e != c`),
-    /// also `e == c'` for every other constant c' the function assigns to `e` or compares it
-    /// with (at most 64; global predicates: in any function), so that the states of a state
-    /// machine arrive at once rather than one per iteration (on or off).
+    /// Sibling predicates: when refutations have brought state tests `e == c` (or `e != c`)
+    /// for a second constant c, also `e == c'` for every other constant c' the function
+    /// assigns to `e` (or to a variable copied into it) or compares it with (at most 64;
+    /// global predicates: in any function), so that the states of a state machine arrive at
+    /// once rather than one per iteration (on or off).
     #[arg(long = "sibling-predicates", value_name = "ON|OFF", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
     sibling_predicates: bool,
     /// The falsifier's steps of the concrete interpreter over the whole run (deterministic:

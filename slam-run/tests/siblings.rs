@@ -1,6 +1,6 @@
 //! Sibling predicates (`--sibling-predicates`): a state machine whose safety needs a predicate
-//! per state. With siblings, the first refutation that tests `state` against one constant
-//! brings the tests against the others, and the proof takes fewer iterations; the verdicts are
+//! per state. With siblings, once refutations have tested `state` against a second constant,
+//! the tests against all the others arrive together, and the proof takes fewer iterations; the verdicts are
 //! the same either way, and the bug's counterexample still replays.
 //!
 //! - `machine.c`: states 1–7 in a `while`/`switch`; the error is reachable only in state 6
