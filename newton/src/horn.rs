@@ -27,7 +27,7 @@
 //! more often ([`backoff`]): the answer is a function of the path program, and on a state
 //! machine every trace's path program is the same loop unrolled along a few more edges.
 
-mod backoff;
+pub mod backoff;
 pub mod cex;
 pub mod encode;
 mod houdini;

@@ -1,5 +1,5 @@
 //! When the Horn refiner is not called: a geometric back-off per path-program shape (the loop
-//! heads of each function part, [`super::Shape`]) after calls that found nothing.
+//! heads of each function part) after calls that found nothing.
 //!
 //! Why: on a program whose every trace goes round the same loop — a `while (1) switch
 //! (state)` state machine — each trace's path program has the same loop heads, and when its
