@@ -176,11 +176,7 @@ impl Concrete<'_, '_> {
             .iter()
             .map(|s| (vm.var(*s, Ver::Next), w.get(*s)))
             .collect();
-        let rel = if fixed.is_empty() {
-            t.rel.clone()
-        } else {
-            t.rel.restrict(&fixed)
-        };
+        let rel = t.rel.restrict(&fixed);
         let unmod: Vec<Slot> = self
             .m
             .scope_slots(p)

@@ -195,11 +195,7 @@ impl<'m, 'p> Ops<'m, 'p> {
     ) -> Bdd {
         let vm = &self.m.vars;
         if t.modified.is_empty() && forget.is_empty() {
-            return if t.rel.is_true() {
-                d.clone()
-            } else {
-                d.and(&t.rel)
-            };
+            return t.rel.and_exists(d, &[]);
         }
         let mut q = vm.vars(&t.modified, Ver::Cur);
         let mut late = Vec::new();
@@ -211,7 +207,7 @@ impl<'m, 'p> Ops<'m, 'p> {
                 q.push(v);
             }
         }
-        let r = Bdd::binary_op_with_exists(d, &t.rel, op_function::and, &q);
+        let r = t.rel.and_exists(d, &q);
         let r = if t.modified.is_empty() {
             r
         } else {
@@ -228,7 +224,7 @@ impl<'m, 'p> Ops<'m, 'p> {
     /// The caller's states at a call node with the callee's context in version `Next`
     /// (globals renamed `Cur → Next`, parameters from the actuals).
     pub fn call_rel(&self, c: &CallEdge, d: &Bdd) -> Bdd {
-        let x = d.and(&c.arg_rel);
+        let x = c.arg_rel.and_exists(d, &[]);
         self.m.vars.rename(&x, &self.globals, Ver::Cur, Ver::Next)
     }
 

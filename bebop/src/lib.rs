@@ -31,6 +31,7 @@ pub mod ids;
 pub mod live;
 pub mod lower;
 pub mod order;
+pub mod relation;
 pub mod replay;
 pub mod report;
 pub mod trace;

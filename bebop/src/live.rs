@@ -15,7 +15,7 @@
 
 use crate::lower::{EdgeKind, Model, NodeKind};
 use crate::vars::{Slot, VarInfo, Ver};
-use biodivine_lib_bdd::{Bdd, BddVariable};
+use biodivine_lib_bdd::BddVariable;
 
 /// A set of frame slots.
 type Set = Vec<u64>;
@@ -29,9 +29,9 @@ fn set_add(s: &mut Set, i: usize) {
 }
 
 /// The frame slots whose current version is in the support of `b`.
-fn reads(m: &Model, b: &Bdd, words: usize) -> Set {
+fn reads(m: &Model, support: impl IntoIterator<Item = BddVariable>, words: usize) -> Set {
     let mut s = vec![0; words];
-    for v in b.support_set() {
+    for v in support {
         if let VarInfo::Slot(Slot::Frame(i), Ver::Cur) = m.vars.describe(v) {
             set_add(&mut s, i as usize);
         }
@@ -60,10 +60,10 @@ pub fn dead_frame_vars(m: &Model) -> Vec<Vec<BddVariable>> {
             let mut s = vec![0; words];
             let pi = m.proc(node.proc);
             if pi.has_enforce {
-                s = reads(m, &pi.enforce, words);
+                s = reads(m, pi.enforce.support_set(), words);
             }
             if let Some(tg) = &node.target {
-                for (a, b) in s.iter_mut().zip(reads(m, &tg.bad, words)) {
+                for (a, b) in s.iter_mut().zip(reads(m, tg.bad.support_set(), words)) {
                     *a |= b;
                 }
             }
@@ -82,7 +82,7 @@ pub fn dead_frame_vars(m: &Model) -> Vec<Vec<BddVariable>> {
                             set_add(&mut w, *i as usize);
                         }
                     }
-                    reads(m, &t.rel, words)
+                    reads(m, t.rel.support_set(), words)
                 }
                 EdgeKind::Call(c) => {
                     for s in c.targets.iter().flatten() {
@@ -90,10 +90,10 @@ pub fn dead_frame_vars(m: &Model) -> Vec<Vec<BddVariable>> {
                             set_add(&mut w, *i as usize);
                         }
                     }
-                    reads(m, &c.arg_rel, words)
+                    reads(m, c.arg_rel.support_set(), words)
                 }
                 EdgeKind::Return(rel) => match rel {
-                    Some(b) => reads(m, b, words),
+                    Some(b) => reads(m, b.support_set(), words),
                     None => vec![0; words],
                 },
             };

@@ -18,6 +18,7 @@
 //! callee's entry and to the caller's state after a call returns.
 
 use crate::ids::{EdgeId, NodeId, ProcId};
+use crate::relation::Relation;
 use crate::vars::{Slot, VarMap, Ver};
 use crate::{BebopError, Property};
 use biodivine_lib_bdd::Bdd;
@@ -150,7 +151,7 @@ pub struct Transfer {
     pub modified: Vec<Slot>,
     /// The relation over the pre-state ([`Ver::Cur`]) and the new values of `modified`
     /// ([`Ver::Next`]); a guard when nothing is modified.
-    pub rel: Bdd,
+    pub rel: Relation,
     /// Whether the procedure's `enforce` must hold afterwards.
     pub enforce: bool,
 }
@@ -161,7 +162,7 @@ pub struct CallEdge {
     pub callee: ProcId,
     /// The actual parameters: caller state ([`Ver::Cur`]) to callee parameters
     /// ([`Ver::Next`] of frame slots `0..n`).
-    pub arg_rel: Bdd,
+    pub arg_rel: Relation,
     /// Where each returned value goes (`None`: discarded); empty for a call statement.
     pub targets: Vec<Option<Slot>>,
 }
@@ -355,25 +356,24 @@ impl ExprCx<'_> {
         }
     }
 
-    /// `∧ᵢ (targetᵢ ↔ eᵢ)` with the `*`s of every `eᵢ` quantified away.
+    /// The equations `targetᵢ ↔ eᵢ`, each with the `*`s of its `eᵢ` quantified away.
     ///
     /// Each `*` is a fresh value of its own occurrence, so `∃T. ∧ᵢ cᵢ(Tᵢ)` equals
-    /// `∧ᵢ ∃Tᵢ. cᵢ(Tᵢ)`: the same BDD, but built without the conjunction over the
-    /// temporaries. That conjunction is exponential in the number of components with a `*`,
+    /// `∧ᵢ ∃Tᵢ. cᵢ(Tᵢ)`: the same relation, but built without the conjunction over the
+    /// temporaries. That conjunction is exponential in the number of equations with a `*`,
     /// because the temporaries come after every program variable in the order and the BDD
     /// must remember, below the targets, which of them each temporary decides (c2bp's
     /// assignment to a state variable updates every predicate over it with a `schoose`).
     fn equations<'e>(
         &mut self,
         parts: impl IntoIterator<Item = (Bdd, &'e Expr)>,
-    ) -> Result<Bdd, BebopError> {
-        let mut rel = self.vars.tt();
+    ) -> Result<Vec<Bdd>, BebopError> {
+        let mut out = Vec::new();
         for (target, e) in parts {
             let val = self.compile(e)?;
-            let part = self.close(target.iff(&val));
-            rel = rel.and(&part);
+            out.push(self.close(target.iff(&val)));
         }
-        Ok(rel)
+        Ok(out)
     }
 
     /// `∃ *. e`: the states where `e` can evaluate to `value`.
@@ -704,7 +704,7 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
             taken,
             EdgeKind::Transfer(Transfer {
                 modified: Vec::new(),
-                rel: g,
+                rel: self.vars.relation([g]),
                 enforce: false,
             }),
         );
@@ -747,7 +747,7 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
                     None,
                     EdgeKind::Transfer(Transfer {
                         modified,
-                        rel: tt,
+                        rel: self.vars.relation([tt]),
                         enforce,
                     }),
                 );
@@ -835,11 +835,14 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
         }
         if self.info().tracks_entry {
             let mut cx = self.cx();
-            let rel = cx.equations(
-                es.iter()
-                    .enumerate()
-                    .map(|(i, e)| (self.vars.lit(Slot::Ret(i as u32), Ver::Cur, true), e)),
-            )?;
+            let rel = cx
+                .equations(
+                    es.iter()
+                        .enumerate()
+                        .map(|(i, e)| (self.vars.lit(Slot::Ret(i as u32), Ver::Cur, true), e)),
+                )?
+                .iter()
+                .fold(self.vars.tt(), |acc, b| acc.and(b));
             let exit = self.info().exit;
             self.b.add_edge(v, exit, None, EdgeKind::Return(Some(rel)));
         }
@@ -867,14 +870,15 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
         }
         let mut cx = self.cx();
         cx.assigned = &modified;
-        let mut rel = cx.equations(
+        let mut parts = cx.equations(
             pairs
                 .iter()
                 .map(|(sl, e)| (self.vars.lit(*sl, Ver::Next, true), *e)),
         )?;
         if let Some(c) = constrain {
-            rel = rel.and(&cx.may_be(c, true)?);
+            parts.push(cx.may_be(c, true)?);
         }
+        let rel = self.vars.relation(parts);
         let enforce = self.info().has_enforce;
         self.b.add_edge(
             v,
@@ -920,11 +924,13 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
             )));
         }
         let mut cx = self.cx();
-        let arg_rel = cx.equations(
-            args.iter()
-                .enumerate()
-                .map(|(i, a)| (self.vars.lit(Slot::Frame(i as u32), Ver::Next, true), a)),
-        )?;
+        let arg_rel = self.vars.relation(
+            cx.equations(
+                args.iter()
+                    .enumerate()
+                    .map(|(i, a)| (self.vars.lit(Slot::Frame(i as u32), Ver::Next, true), a)),
+            )?,
+        );
         let mut targets = Vec::new();
         for l in lhs {
             targets.push(match l {

@@ -168,7 +168,7 @@ fn check_stmt_step(
         let mut aval = m.vars.empty_valuation();
         set_state(m, &mut aval, p, &after, Ver::Cur);
         let enf_ok = !t.enforce || holds(&pi.enforce, &aval);
-        if frame_ok && enf_ok && holds(&t.rel, &val) {
+        if frame_ok && enf_ok && t.rel.eval_in(&val) {
             ok = Some(e.to);
             break;
         }
@@ -203,7 +203,7 @@ fn check_call_step<'m>(
     for s in m.param_slots(q) {
         val.set_value(m.vars.var(s, Ver::Next), after.get(s));
     }
-    if !holds(&c.arg_rel, &val) {
+    if !c.arg_rel.eval_in(&val) {
         return Err("the parameters are not the actuals".into());
     }
     let mut aval = m.vars.empty_valuation();

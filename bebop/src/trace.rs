@@ -88,7 +88,7 @@ use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, TargetWhat};
 use crate::trace_stamps::Stamps;
 use crate::vars::{Ver, pick};
-use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable, op_function};
+use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable};
 use bp_grammar::trace::{Step, StepKind, TRACE_FORMAT, Target, Trace, Valuation};
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -231,12 +231,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
         let params = m.param_slots(c.callee);
         let en = vm.rename(ctxs, &params, Ver::Entry, Ver::Next);
         let en = vm.rename(&en, &vm.globals(), Ver::Entry, Ver::Cur);
-        Bdd::binary_op_with_exists(
-            &c.arg_rel,
-            &en,
-            op_function::and,
-            &vm.vars(&params, Ver::Next),
-        )
+        c.arg_rel.and_exists(&en, &vm.vars(&params, Ver::Next))
     }
 
     /// Per procedure, the contexts from which an error is reachable inside it, by rank (least

@@ -196,6 +196,11 @@ impl VarMap {
         self.n_globals
     }
 
+    /// The conjunction of `parts` as a clustered relation ([`crate::relation`]).
+    pub fn relation(&self, parts: impl IntoIterator<Item = Bdd>) -> crate::relation::Relation {
+        crate::relation::Relation::conjunction(self.tt(), parts)
+    }
+
     /// The constant true.
     pub fn tt(&self) -> Bdd {
         self.set.mk_true()

@@ -308,6 +308,14 @@ impl Expr {
         }
     }
 
+    /// The expression under any casts.
+    pub fn without_casts(&self) -> &Expr {
+        match &self.kind {
+            ExprKind::Cast(a) => a.without_casts(),
+            _ => self,
+        }
+    }
+
     /// Whether the expression can be assigned to (variable, `*p`, field, element).
     pub fn is_lvalue(&self) -> bool {
         matches!(

@@ -154,13 +154,6 @@ fn var_expr(prog: &Program, v: VarId) -> Expr {
     }
 }
 
-fn strip_casts(e: &Expr) -> &Expr {
-    match &e.kind {
-        ExprKind::Cast(a) => strip_casts(a),
-        _ => e,
-    }
-}
-
 /// The element type of (nested) arrays.
 fn strip_arrays(t: &CType) -> &CType {
     match t {
@@ -763,7 +756,7 @@ fn allocation_wrappers(prog: &Program) -> BTreeMap<FuncId, bool> {
             for e in &f.edges {
                 if let EdgeKind::Assign { lhs, rhs } = &e.kind
                     && let (ExprKind::Var(l), ExprKind::Var(r)) =
-                        (&lhs.kind, &strip_casts(rhs).kind)
+                        (&lhs.kind, &rhs.without_casts().kind)
                     && held.contains(r)
                 {
                     held.insert(*l);
@@ -781,7 +774,7 @@ fn allocation_wrappers(prog: &Program) -> BTreeMap<FuncId, bool> {
         let mut returns = false;
         for e in &f.edges {
             let ok = match &e.kind {
-                EdgeKind::Assign { lhs, rhs } => match (&lhs.kind, &strip_casts(rhs).kind) {
+                EdgeKind::Assign { lhs, rhs } => match (&lhs.kind, &rhs.without_casts().kind) {
                     (ExprKind::Var(l), ExprKind::Var(r)) if held.contains(r) => held.contains(l),
                     (ExprKind::Var(l), _) if held.contains(l) => false,
                     _ => !uses(lhs) && !uses(rhs),
@@ -793,7 +786,7 @@ fn allocation_wrappers(prog: &Program) -> BTreeMap<FuncId, bool> {
                 }
                 EdgeKind::Return(Some(v)) => {
                     returns = true;
-                    matches!(&strip_casts(v).kind, ExprKind::Var(x) if held.contains(x))
+                    matches!(&v.without_casts().kind, ExprKind::Var(x) if held.contains(x))
                 }
                 EdgeKind::Assume(_) | EdgeKind::Return(None) => true,
                 EdgeKind::Error { .. } | EdgeKind::Halt { .. } | EdgeKind::Skip => true,

@@ -434,6 +434,155 @@ pub fn merge_into(set: &mut PredicateSet, other: PredicateSet) {
     }
 }
 
+/// At most this many constants of one lvalue give sibling predicates ([`constant_siblings`]):
+/// an lvalue compared with or assigned more is data rather than a state.
+pub const MAX_SIBLING_VALUES: usize = 64;
+
+/// The *sibling* predicates of a state test: for each predicate `e == c` or `e != c` of `new`
+/// (an lvalue `e`, maybe under casts, and an integer constant `c`), `e == c'` for every other
+/// constant `c'` the program assigns to `e` or compares `e` with (`==`, `!=`) — in the
+/// predicate's own function, or in any function for a global predicate — written like the
+/// original (`e`'s casts and the constant's type kept), in the original's scope. A value whose
+/// test (`e == c'` or `e != c'`) `have` or `new` already has in that scope is skipped, and so is
+/// an lvalue with more than [`MAX_SIBLING_VALUES`] constants.
+///
+/// A state machine (`while (1) switch (s->state)`, each case assigning the next state) needs a
+/// predicate per state that matters, and a refutation finds them one state at a time; its
+/// siblings name the other states at once. More predicates never cost soundness, only time.
+pub fn constant_siblings(prog: &Program, new: &PredicateSet, have: &PredicateSet) -> PredicateSet {
+    let mut out = PredicateSet::default();
+    let scoped = new.global.iter().map(|p| (None, p)).chain(
+        new.per_function
+            .iter()
+            .flat_map(|(f, ps)| ps.iter().map(move |p| (Some(f.as_str()), p))),
+    );
+    for (func, p) in scoped {
+        let Some((lv, c, own)) = state_test_parts(p) else {
+            continue;
+        };
+        let funcs: Vec<&crate::ir::Function> = prog
+            .functions
+            .iter()
+            .filter(|g| func.is_none_or(|f| g.name == f))
+            .collect();
+        let values = state_values(prog, &funcs, prog.show_expr(lv.without_casts()));
+        if values.len() > MAX_SIBLING_VALUES {
+            continue;
+        }
+        let known = |set: &PredicateSet, text: &str| {
+            let own = func.and_then(|f| set.per_function.get(f));
+            set.global
+                .iter()
+                .chain(own.into_iter().flatten())
+                .any(|q| q.text == text)
+        };
+        for v in values.into_iter().filter(|&v| v != own) {
+            let test = |op| {
+                let kind = ExprKind::Binary(op, Box::new(lv.clone()), Box::new(with_value(c, v)));
+                int_expr(kind)
+            };
+            let (eq, ne) = (test(BinOp::Eq), test(BinOp::Ne));
+            let text = prog.show_expr(&eq);
+            let ne = prog.show_expr(&ne);
+            if [have, new, &out]
+                .iter()
+                .any(|set| known(set, &text) || known(set, &ne))
+            {
+                continue;
+            }
+            let sib = Predicate {
+                expr: eq,
+                text,
+                scope: p.scope,
+            };
+            match func {
+                None => out.global.push(sib),
+                Some(f) => out.per_function.entry(f.to_string()).or_default().push(sib),
+            }
+        }
+    }
+    out
+}
+
+/// Whether `p` is a state test `e == c` or `e != c` (an lvalue `e`, maybe under casts, and an
+/// integer constant `c`): the printed lvalue and the constant.
+pub fn state_test(prog: &Program, p: &Predicate) -> Option<(String, i128)> {
+    state_test_parts(p).map(|(lv, _, c)| (prog.show_expr(lv.without_casts()), c))
+}
+
+fn state_test_parts(p: &Predicate) -> Option<(&Expr, &Expr, i128)> {
+    let ExprKind::Binary(BinOp::Eq | BinOp::Ne, lv, c) = &p.expr.kind else {
+        return None;
+    };
+    let ExprKind::Const(value) = c.without_casts().kind else {
+        return None;
+    };
+    lv.without_casts()
+        .is_lvalue()
+        .then_some((&**lv, &**c, value))
+}
+
+/// At most this many lvalues are followed through copies ([`state_values`]).
+const MAX_COPIED_LVALUES: usize = 8;
+
+/// The constants `funcs` assign to the lvalue printed `key` or compare it with, and those of
+/// the lvalues copied into it (`new_state = s->state;` gives `new_state` the states of
+/// `s->state`), following at most [`MAX_COPIED_LVALUES`] lvalues.
+fn state_values(prog: &Program, funcs: &[&crate::ir::Function], key: String) -> BTreeSet<i128> {
+    use crate::ir::EdgeKind;
+    let value = |e: &Expr| match e.without_casts().kind {
+        ExprKind::Const(v) => Some(v),
+        _ => None,
+    };
+    let lvalue = |e: &Expr| {
+        let e = e.without_casts();
+        e.is_lvalue().then(|| prog.show_expr(e))
+    };
+    let mut out = BTreeSet::new();
+    let mut keys = vec![key];
+    let mut next = 0;
+    while let Some(key) = keys.get(next).cloned() {
+        next += 1;
+        let edges = funcs.iter().flat_map(|g| &g.edges);
+        for e in edges {
+            match &e.kind {
+                EdgeKind::Assign { lhs, rhs } if lvalue(lhs).as_deref() == Some(&key) => {
+                    out.extend(value(rhs));
+                    if let Some(src) = lvalue(rhs)
+                        && !keys.contains(&src)
+                        && keys.len() < MAX_COPIED_LVALUES
+                    {
+                        keys.push(src);
+                    }
+                }
+                EdgeKind::Assume(c) => {
+                    if let ExprKind::Binary(BinOp::Eq | BinOp::Ne, a, b) = &c.kind {
+                        for (x, y) in [(a, b), (b, a)] {
+                            if lvalue(x).as_deref() == Some(&key) {
+                                out.extend(value(y));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The constant `c` (maybe under casts) with the value `v`, its casts and type kept.
+fn with_value(c: &Expr, v: i128) -> Expr {
+    let kind = match &c.kind {
+        ExprKind::Cast(a) => ExprKind::Cast(Box::new(with_value(a, v))),
+        _ => ExprKind::Const(v),
+    };
+    Expr {
+        kind,
+        ty: c.ty.clone(),
+    }
+}
+
 /// The predicate-file text of a set (re-parses to the same set).
 pub fn predicate_file_text(set: &PredicateSet) -> String {
     let mut s = String::new();

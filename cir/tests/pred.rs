@@ -162,3 +162,40 @@ fn guard_predicates_are_the_conditions_right_before_the_error() {
         vec!["lk != 1", "near == 7"]
     );
 }
+
+#[test]
+fn a_state_test_brings_the_other_states() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/analysis/states.c");
+    let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("states.c lowers");
+    let parse = |text: &str| parse_predicates(text, "t.preds", &prog).expect("parses");
+    let sib = |new: &str, have: &str| {
+        let s = cir::pred::constant_siblings(&prog, &parse(new), &parse(have));
+        let mut out = texts(&s.global);
+        for (f, ps) in &s.per_function {
+            out.extend(texts(ps).into_iter().map(|t| format!("{f}: {t}")));
+        }
+        out
+    };
+    // A global state variable: every constant it is compared with or assigned, through the
+    // copy from `next` too, in any function; the test's own value and its negation skipped.
+    assert_eq!(
+        sib("global:\nstate == 1\n", ""),
+        ["state == 0", "state == 2", "state == 3"]
+    );
+    assert_eq!(
+        sib("global:\nstate != 2\n", "global:\nstate != 3\n"),
+        ["state == 0", "state == 1"]
+    );
+    // A local: its own constants and, through two copies, those of `state`.
+    assert_eq!(
+        sib("function main:\nkept == 3\n", ""),
+        ["main: kept == 0", "main: kept == 1", "main: kept == 2"]
+    );
+    assert_eq!(
+        sib("function main:\nnext == 2\n", ""),
+        ["main: next == 0", "main: next == 3"]
+    );
+    // Only tests of an lvalue against a constant have siblings.
+    assert!(sib("global:\nstate < 2\n", "").is_empty());
+    assert!(sib("function main:\nnext == copy\n", "").is_empty());
+}

@@ -113,6 +113,13 @@ pub const DIMENSIONS: &[Dimension] = &[
         values: Values::OneOf(&["off", "auto"]),
         about: "the bounded concrete-execution falsifier, run when a trace goes round a loop",
     },
+    Dimension {
+        name: "siblings",
+        flag: Flag::Value("--sibling-predicates"),
+        values: Values::OneOf(&["off", "on"]),
+        about: "a state test `e == c` from a refutation also brings `e == c'` for the other \
+                constants `e` is assigned or compared with",
+    },
 ];
 
 impl Dimension {

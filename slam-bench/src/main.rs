@@ -111,7 +111,7 @@ struct RunArgs {
     #[arg(long = "dim", value_name = "NAME=V1,V2,...", long_help = config::dimensions_help(),
           help = "Matrix over a strategy dimension (repeatable): cube, constrain, bitvector, \
                   refine, precision, abstraction, traces, \
-                  falsify (--help: values and slam-run options)")]
+                  falsify, siblings (--help: values and slam-run options)")]
     dims: Vec<String>,
     /// Matrix shorthand: --dim cube=K,... (maximum cube lengths, e.g. 1,3,5,inf).
     #[arg(long = "cube-len", value_delimiter = ',', value_name = "K")]

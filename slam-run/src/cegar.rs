@@ -24,7 +24,7 @@
 //! because of that encoding (its model does not replay) is re-checked bit-precisely, and if
 //! that decides it the run continues bit-precisely ([`Cegar::recheck_bitvector`]).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -172,6 +172,9 @@ struct Cegar<'r> {
     detector: Detector,
     /// Where each predicate comes from, by (scope, text).
     origins: BTreeMap<(String, String), String>,
+    /// The constants each (scope, lvalue) was tested against by the refutations so far
+    /// ([`Cegar::sibling_triggers`]).
+    state_tests: BTreeMap<(String, String), BTreeSet<i128>>,
     /// The Horn solver's decided answers per path program.
     horn_cache: newton::horn::HornCache,
     /// The concrete-execution falsifier, called when a trace goes round a loop.
@@ -241,6 +244,7 @@ impl<'r> Cegar<'r> {
             may_switch: cfg.precision == Precision::Auto && !sem.bitvector,
             detector: Detector::default(),
             origins,
+            state_tests: BTreeMap::new(),
             horn_cache: newton::horn::HornCache::default(),
             falsifier: Falsifier::new(cfg.falsify, cfg.deadline),
         })
@@ -693,7 +697,28 @@ impl<'r> Cegar<'r> {
         }
         let new_predicates = r.preds.len();
         let before = self.preds.len();
+        let siblings = if self.cfg.sibling_predicates {
+            let triggers = self.sibling_triggers(&r.preds);
+            cir::pred::constant_siblings(self.prog, &triggers, &self.preds)
+        } else {
+            PredicateSet::default()
+        };
         cir::pred::merge_into(&mut self.preds, r.preds);
+        let scoped = siblings.global.iter().map(|p| ("global", p)).chain(
+            siblings
+                .per_function
+                .iter()
+                .flat_map(|(f, ps)| ps.iter().map(move |p| (f.as_str(), p))),
+        );
+        note_sources(&mut self.origins, &siblings, SIBLINGS);
+        for (scope, p) in scoped {
+            it.added.push(AddedPredicate {
+                scope: scope.to_string(),
+                predicate: p.text.clone(),
+                source: SIBLINGS.to_string(),
+            });
+        }
+        cir::pred::merge_into(&mut self.preds, siblings);
         it.traces.push(RefinedTrace {
             path_len,
             blocked,
@@ -703,6 +728,37 @@ impl<'r> Cegar<'r> {
         });
         it.new_predicates = it.traces.iter().map(|t| t.new_predicates).sum();
         it.predicates_added = it.traces.iter().map(|t| t.predicates_added).sum();
+    }
+
+    /// The state tests of `new` whose lvalue has now been tested against a second constant by
+    /// the refutations so far: the sign that refinement is enumerating its values one at a
+    /// time, which [`cir::pred::constant_siblings`] then does at once (an lvalue with one
+    /// tested constant, such as a status compared with one error code, gets no siblings).
+    fn sibling_triggers(&mut self, new: &PredicateSet) -> PredicateSet {
+        let mut out = PredicateSet::default();
+        let scoped = new.global.iter().map(|p| (None, p)).chain(
+            new.per_function
+                .iter()
+                .flat_map(|(f, ps)| ps.iter().map(move |p| (Some(f), p))),
+        );
+        for (func, p) in scoped {
+            let Some((lvalue, c)) = cir::pred::state_test(self.prog, p) else {
+                continue;
+            };
+            let scope = func.cloned().unwrap_or_else(|| "global".into());
+            let seen = self.state_tests.entry((scope, lvalue)).or_default();
+            if seen.insert(c) && seen.len() == 2 {
+                match func {
+                    None => out.global.push(p.clone()),
+                    Some(f) => out
+                        .per_function
+                        .entry(f.clone())
+                        .or_default()
+                        .push(p.clone()),
+                }
+            }
+        }
+        out
     }
 
     /// More refinements from the same abstraction (`--traces-per-iteration`), after newton
@@ -886,6 +942,9 @@ fn note_sources(
         }
     }
 }
+
+/// The source recorded for the predicates [`cir::pred::constant_siblings`] adds.
+const SIBLINGS: &str = "siblings";
 
 /// The key of an abstract path for recurrence: its C edges (an assume edge fixes the branch).
 fn path_key(path: &[CStep]) -> Vec<(EdgeId, u32)> {

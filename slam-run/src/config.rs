@@ -49,6 +49,11 @@ pub struct Config {
     /// iteration rather than a later one, never a verdict's grounds. Off, the count alone
     /// bounds the search and the run is deterministic.
     pub traces_time_bound: bool,
+    /// Whether a refutation's state test `e == c` (or `!=`), once refutations have tested `e`
+    /// against a second constant, also brings `e == c'` for the other constants the function
+    /// assigns to `e` or compares it with ([`cir::pred::constant_siblings`]): the states of a
+    /// state machine at once instead of one per iteration.
+    pub sibling_predicates: bool,
 }
 
 /// The default of [`Config::traces_per_iteration`]: 1, the classic loop. More traces per
@@ -74,6 +79,7 @@ impl Default for Config {
             falsify: crate::falsify::FalsifyOptions::default(),
             traces_per_iteration: DEFAULT_TRACES_PER_ITERATION,
             traces_time_bound: false,
+            sibling_predicates: true,
         }
     }
 }

@@ -152,6 +152,13 @@ struct Args {
     /// at the give-up gets all that is left of --falsify-steps.
     #[arg(long, value_name = "MODE", default_value = "auto")]
     falsify: slam_run::FalsifyMode,
+    /// Sibling predicates: when refutations have brought state tests `e == c` (or `e != c`)
+    /// for a second constant c, also `e == c'` for every other constant c' the function
+    /// assigns to `e` (or to a variable copied into it) or compares it with (at most 64;
+    /// global predicates: in any function), so that the states of a state machine arrive at
+    /// once rather than one per iteration (on or off).
+    #[arg(long = "sibling-predicates", value_name = "ON|OFF", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
+    sibling_predicates: bool,
     /// The falsifier's steps of the concrete interpreter over the whole run (deterministic:
     /// steps, not seconds; --timeout still applies).
     #[arg(long = "falsify-steps", value_name = "N", default_value_t = slam_run::FalsifyOptions::default().total_steps)]
@@ -188,6 +195,14 @@ struct Timeout(Option<Duration>);
 
 /// Reads `--timeout`: a finite number of seconds ≥ 0 (`Duration` rejects NaN, negative and
 /// too large values without panicking), or `inf`.
+fn on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("`{s}`: expected on or off")),
+    }
+}
+
 fn parse_timeout(s: &str) -> Result<Timeout, String> {
     if matches!(s, "inf" | "infinity" | "none") {
         return Ok(Timeout(None));
@@ -462,6 +477,7 @@ fn loop_config(
         },
         traces_per_iteration: args.traces_per_iteration,
         traces_time_bound: args.traces_time_bound,
+        sibling_predicates: args.sibling_predicates,
         keep: args.keep.clone(),
         deadline,
         settings,

@@ -311,8 +311,9 @@ pub struct AddedPredicate {
     pub scope: String,
     /// The predicate's text.
     pub predicate: String,
-    /// `wp` (newton's weakest preconditions), `horn` (a path program's invariant), or for the
-    /// predicates the run starts from `initial` (`--preds`) and `guard` (the error's guards).
+    /// `wp` (newton's weakest preconditions), `horn` (a path program's invariant), `siblings`
+    /// (the other states of a state test, `--sibling-predicates`), or for the predicates the
+    /// run starts from `initial` (`--preds`) and `guard` (the error's guards).
     pub source: String,
 }
 

@@ -38,13 +38,6 @@ pub(super) const MEMORY_FNS: &[&str] = &[
     "__builtin_memmove",
 ];
 
-fn strip_casts(e: &Expr) -> &Expr {
-    match &e.kind {
-        ExprKind::Cast(a) => strip_casts(a),
-        _ => e,
-    }
-}
-
 fn strip_ast_casts(e: &Node<Expression>) -> &Node<Expression> {
     match &e.node {
         Expression::Cast(c) => strip_ast_casts(&c.node.expression),
@@ -85,7 +78,7 @@ impl Lowerer<'_> {
     /// that decayed, `*p` for a `T *p` with `sizeof(T) == n`.
     fn whole_object(&self, dst: &Expr, n: i128) -> Option<Expr> {
         let size = |t: &CType| self.layout(t).map(|(s, _)| i128::from(s));
-        let q = strip_casts(dst);
+        let q = dst.without_casts();
         let obj = match &q.kind {
             ExprKind::AddrOf(l) => (**l).clone(),
             _ if q.is_lvalue() && matches!(q.ty, CType::Array(..)) => q.clone(),
@@ -129,7 +122,7 @@ impl Lowerer<'_> {
             self.memset_object(&obj, c, span);
         } else {
             let sv = self.expr(s)?;
-            let q = strip_casts(&sv).clone();
+            let q = sv.without_casts().clone();
             let rhs = match &q.kind {
                 ExprKind::AddrOf(l) if l.ty == obj.ty => (**l).clone(),
                 _ if q.ty == obj.ty.clone().ptr_to() => Expr {
