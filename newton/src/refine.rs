@@ -25,7 +25,9 @@
 //!   predicate of its own. At a return, a caller fact about
 //!   the call's result becomes a *return predicate* of the callee over `\result` (the Constrain
 //!   paper's Fig. 3: `a < \result` in `foo`); when it also reads caller locals no formal stands
-//!   for, or reads a global the callee writes, it is split (`Ctx::split_at_return`): the
+//!   for, or reads a global the callee writes — by name, or through a pointer that may alias
+//!   it (`*w` with `w == &g`: Morris's axiom for `g := g'` gives `&g == w ? g' : *w`, and the
+//!   path to the call decides the alias) — it is split (`Ctx::split_at_return`): the
 //!   callee learns what the fact needs of its outputs (result, written globals) given the
 //!   caller's state at the call (`∃` that state), the caller learns the other half
 //!   (`Ctx::caller_side`, with its weakest preconditions before the call), and the callee's own
@@ -256,6 +258,16 @@ fn var_expr(prog: &Program, v: VarId) -> Expr {
     }
 }
 
+/// Whether `e` reads the value of a variable of `vars` (a variable whose address alone is
+/// taken, `&v`, is not read).
+fn reads_value_of(e: &Expr, vars: &[VarId]) -> bool {
+    match &e.kind {
+        ExprKind::Var(v) => vars.contains(v),
+        ExprKind::AddrOf(l) if matches!(l.kind, ExprKind::Var(_)) => false,
+        _ => e.children().into_iter().any(|c| reads_value_of(c, vars)),
+    }
+}
+
 /// `∃ elim. e` ([`Prover::project`]) where `e` may also read memory, take addresses and
 /// compare pointers: each maximal such term that mentions no eliminated variable is a value the
 /// elimination keeps (a fresh variable of a copy of the program; a `_Bool` for a pointer
@@ -264,7 +276,9 @@ fn var_expr(prog: &Program, v: VarId) -> Expr {
 fn project_terms(prog: &Program, prover: &Prover<'_>, e: &Expr, elim: &[VarId]) -> Option<Expr> {
     let mut ext = prog.clone();
     let mut terms: Vec<(VarId, Expr)> = Vec::new();
-    let mentions = |x: &Expr| elim.iter().any(|&v| cir::wp::mentions_var(x, v));
+    // A variable only under `&` is not read: `&g == w` stays an opaque alias condition when
+    // `g`'s value is eliminated.
+    let mentions = |x: &Expr| reads_value_of(x, elim);
     let pointer_comparison = |x: &Expr| {
         matches!(&x.kind, ExprKind::Binary(op, a, _)
             if op.is_comparison() && matches!(a.ty, CType::Pointer(_)))
@@ -732,7 +746,18 @@ impl Ctx<'_> {
         };
         self.add_atoms(&x, callee, origin, after, "return");
         self.derive_in_callee(b, &x, origin);
-        if let Some(h) = self.caller_side(e, &at_after, after, &outputs) {
+        // The caller's half reads the written globals by name: a read through a pointer that
+        // may alias one (`*w` with `w == &g`) becomes Morris's case split
+        // (`&g == w ? g : *w`), whose alias condition the elimination keeps as an opaque value.
+        let mut split = e.clone();
+        for &o in outputs.iter().filter(|&&o| self.prog.var(o).is_global()) {
+            let g = var_expr(self.prog, o);
+            match cir::wp::wp_assign(&g, &g, &split, self.pts) {
+                Some(x) => split = x,
+                None => return,
+            }
+        }
+        if let Some(h) = self.caller_side(&split, &at_after, after, &outputs) {
             self.add_atoms(&h, caller, origin, after, "projection");
             self.derive_at(after, h, origin);
         }
@@ -776,11 +801,13 @@ impl Ctx<'_> {
                 post.insert(o, o);
             }
         }
-        let goal = cir::wp::subst_vars(e, &|v| {
-            post.get(&v)
-                .filter(|&&w| w != v)
-                .map(|&w| var_expr(&ext, w))
-        });
+        // `e` in the state where each written global holds its value after the call: Morris's
+        // axiom for `g := g@after` reads it by name and through every pointer that may alias it
+        // (`*w` becomes `&g == w ? g@after : *w`; the path to the call decides the alias).
+        let mut goal = e.clone();
+        for (&o, &w) in post.iter().filter(|(o, w)| o != w) {
+            goal = cir::wp::wp_assign(&var_expr(prog, o), &var_expr(&ext, w), &goal, self.pts)?;
+        }
         let pf2 = path_formula_then(&ext, self.pts, &self.path[..cs], goal).ok()?;
         let goal = pf2
             .conjuncts
@@ -861,7 +888,8 @@ impl Ctx<'_> {
     }
 
     /// What the call at `cs` outputs that `e` (after it, at `after`) reads: its result
-    /// temporary, and the globals an assignment between the call and `after` may write.
+    /// temporary, and the globals an assignment between the call and `after` may write that
+    /// `e` reads by name or through a pointer that may alias them (`*w`, `w` pointing to `g`).
     fn outputs(&self, e: &Expr, cs: usize, after: usize) -> Vec<VarId> {
         let prog = self.prog;
         let read = vars_of(e);
@@ -870,7 +898,11 @@ impl Ctx<'_> {
             .filter(|r| read.contains(r))
             .into_iter()
             .collect();
-        for &g in read.iter().filter(|&&v| prog.var(v).is_global()) {
+        let globals = (0..prog.vars.len() as u32)
+            .map(VarId)
+            .filter(|&v| prog.var(v).is_global())
+            .filter(|&v| cir::wp::reads_alias(e, &var_expr(prog, v), self.pts));
+        for g in globals {
             let written = (cs + 1..after).any(|j| match &edge(prog, self.path[j]).kind {
                 EdgeKind::Assign { lhs, .. } | EdgeKind::Havoc { lhs, .. } => {
                     self.pts.objects(lhs).contains(&Loc::Var(g))
@@ -897,7 +929,7 @@ impl Ctx<'_> {
         };
         let both = Expr::join(BinOp::LogAnd, [not_g, e.clone()])?;
         let h = project_terms(prog, self.prover, &both, outputs)?;
-        if outputs.iter().any(|&o| cir::wp::mentions_var(&h, o)) || vars_of(&h).is_empty() {
+        if reads_value_of(&h, outputs) || vars_of(&h).is_empty() {
             return None;
         }
         tracing::debug!(fact = %prog.show_expr(e), caller = %prog.show_expr(&h), "return projection: caller side");

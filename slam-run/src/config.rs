@@ -52,7 +52,10 @@ pub struct Config {
     /// Whether a refutation's state test `e == c` (or `!=`), once refutations have tested `e`
     /// against a second constant, also brings `e == c'` for the other constants the function
     /// assigns to `e` or compares it with ([`cir::pred::constant_siblings`]): the states of a
-    /// state machine at once instead of one per iteration.
+    /// state machine at once instead of one per iteration. Off by default: on the ssh
+    /// state machines the states then arrive with the predicates over the variables copied
+    /// from them, and bebop's frame order (a procedure's parameters in the first frame slots,
+    /// its locals after them) makes the relation between the two groups exponential.
     pub sibling_predicates: bool,
 }
 
@@ -79,7 +82,7 @@ impl Default for Config {
             falsify: crate::falsify::FalsifyOptions::default(),
             traces_per_iteration: DEFAULT_TRACES_PER_ITERATION,
             traces_time_bound: false,
-            sibling_predicates: true,
+            sibling_predicates: false,
         }
     }
 }
