@@ -22,7 +22,12 @@
 //!   counterexample only when the replay reaches the error.
 //! - Otherwise (`unknown`, a path program not encoded, a replay that fails) there is nothing,
 //!   and the caller keeps newton's weakest-precondition predicates.
+//!
+//! Calls that keep finding nothing on path programs of the same loops are skipped more and
+//! more often ([`backoff`]): the answer is a function of the path program, and on a state
+//! machine every trace's path program is the same loop unrolled along a few more edges.
 
+pub mod backoff;
 pub mod cex;
 pub mod encode;
 mod houdini;
@@ -84,6 +89,9 @@ pub enum HornOutcome {
     Counterexample(Box<Counterexample>),
     /// Nothing (why).
     Failed(String),
+    /// Not called: earlier calls on path programs of the same loop heads found nothing
+    /// ([`backoff`]; why).
+    Skipped(String),
 }
 
 /// The Horn refiner's answer and what it cost.
@@ -117,10 +125,14 @@ pub struct HornReport {
 /// branch more, are as hard, and a limit spent in full for `unknown` again and again is most
 /// of a run's time. It is a budget, not a cache: the call is made, and only a decided answer
 /// is kept.
+///
+/// And it holds the back-off of calls per shape ([`backoff`]): after calls that found
+/// nothing, later ones on the same shape are skipped, more of them after each failure.
 #[derive(Debug, Clone, Default)]
 pub struct HornCache {
     answers: BTreeMap<pathprog::PathProgram, Decided>,
     unknowns: BTreeMap<Shape, u32>,
+    backoff: backoff::Backoff,
 }
 
 /// The loop heads of a path program, per function: its shape for Spacer's budget.
@@ -185,17 +197,57 @@ pub fn refine(
         attempts: Vec::new(),
         seconds: 0.0,
     };
-    let enc = match encode::encode(prog, pts, &pp) {
+    let shape = shape(&pp);
+    if !cache.answers.contains_key(&pp)
+        && let Some(why) = cache.backoff.skip(&shape)
+    {
+        report.outcome = HornOutcome::Skipped(why);
+        report.seconds = t.elapsed().as_secs_f64();
+        return report;
+    }
+    solve(prog, pts, preds, path, opts, hopts, cache, &pp, &mut report);
+    match &report.outcome {
+        HornOutcome::Failed(_) => cache.backoff.failed(shape),
+        HornOutcome::Invariants { preds, .. } if !preds.is_empty() => {
+            cache.backoff.helped(&shape);
+        }
+        _ => {}
+    }
+    tracing::debug!(
+        edges = report.edges,
+        relations = report.relations,
+        clauses = report.clauses,
+        attempts = ?report.attempts,
+        "horn refinement"
+    );
+    report.seconds = t.elapsed().as_secs_f64();
+    report
+}
+
+/// [`refine`] on the path program `pp` once it is not skipped: encodes and solves it (or
+/// takes its cached answer) into `report`.
+#[allow(clippy::too_many_arguments)]
+fn solve(
+    prog: &Program,
+    pts: &PointsTo,
+    preds: &PredicateSet,
+    path: &[CStep],
+    opts: &Options,
+    hopts: &HornOptions,
+    cache: &mut HornCache,
+    pp: &pathprog::PathProgram,
+    report: &mut HornReport,
+) {
+    let enc = match encode::encode(prog, pts, pp) {
         Ok(e) => e,
         Err(e) => {
             report.outcome = HornOutcome::Failed(e.to_string());
-            report.seconds = t.elapsed().as_secs_f64();
-            return report;
+            return;
         }
     };
     report.relations = enc.problem.relations.len();
     report.clauses = enc.problem.clauses.len();
-    let (answer, houdini) = match cache.answers.get(&pp) {
+    let (answer, houdini) = match cache.answers.get(pp) {
         Some(Decided::Safe { sol, houdini }) => {
             report.attempts = vec!["cached: unsat".into()];
             (HornAnswer::Safe(sol.clone()), *houdini)
@@ -205,7 +257,7 @@ pub fn refine(
             (HornAnswer::Unsafe(d.clone()), false)
         }
         None => {
-            let cands = houdini::candidates(prog, &pp, &enc);
+            let cands = houdini::candidates(prog, pp, &enc);
             tracing::trace!(
                 candidates = ?cands
                     .iter()
@@ -230,14 +282,14 @@ pub fn refine(
                 cache.answers.insert(pp.clone(), decided);
                 (HornAnswer::Safe(sol), true)
             } else {
-                (spacer(&enc, &pp, opts, hopts, 0, cache, &mut report), false)
+                (spacer(&enc, pp, opts, hopts, 0, cache, report), false)
             }
         }
     };
     let ctx = Ctx {
         prog,
         pts,
-        pp: &pp,
+        pp,
         enc: &enc,
         existing: preds,
         path,
@@ -254,20 +306,11 @@ pub fn refine(
     if houdini
         && matches!(&report.outcome, HornOutcome::Invariants { preds, .. } if preds.is_empty())
     {
-        let answer = spacer(&enc, &pp, opts, hopts, MIN_SHARE, cache, &mut report);
+        let answer = spacer(&enc, pp, opts, hopts, MIN_SHARE, cache, report);
         if !matches!(answer, HornAnswer::Unknown(_)) {
             report.outcome = outcome(&ctx, answer);
         }
     }
-    tracing::debug!(
-        edges = report.edges,
-        relations = report.relations,
-        clauses = report.clauses,
-        attempts = ?report.attempts,
-        "horn refinement"
-    );
-    report.seconds = t.elapsed().as_secs_f64();
-    report
 }
 
 /// What [`refine`] works from: the program, the path and its path program's encoding.

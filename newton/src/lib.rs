@@ -134,9 +134,9 @@ pub struct Refutation {
 /// What the Horn refiner did on a path (in newton's JSON and slam-run's statistics).
 #[derive(Debug, Clone, Serialize)]
 pub struct HornSummary {
-    /// `invariants`, `counterexample` or `failed`.
-    pub outcome: String,
-    /// Why it failed (empty otherwise).
+    /// What it found.
+    pub outcome: HornResult,
+    /// Why it failed or was skipped (empty otherwise).
     pub reason: String,
     /// New predicates it gave.
     pub predicates: usize,
@@ -152,17 +152,32 @@ pub struct HornSummary {
     pub seconds: f64,
 }
 
+/// The kind of the Horn refiner's answer ([`horn::HornOutcome`]), written in lower case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HornResult {
+    /// The path program is safe (its invariants gave the predicates counted).
+    Invariants,
+    /// A path through the path program replayed to the error.
+    Counterexample,
+    /// Nothing: Spacer's `unknown`, an error path that does not replay, no encoding.
+    Failed,
+    /// Not called: the back-off after failures on path programs of the same loop heads.
+    Skipped,
+}
+
 impl HornSummary {
     fn of(r: &horn::HornReport) -> HornSummary {
         let (outcome, reason, predicates) = match &r.outcome {
             horn::HornOutcome::Invariants { preds, .. } => {
-                ("invariants", String::new(), preds.len())
+                (HornResult::Invariants, String::new(), preds.len())
             }
-            horn::HornOutcome::Counterexample(_) => ("counterexample", String::new(), 0),
-            horn::HornOutcome::Failed(why) => ("failed", why.clone(), 0),
+            horn::HornOutcome::Counterexample(_) => (HornResult::Counterexample, String::new(), 0),
+            horn::HornOutcome::Failed(why) => (HornResult::Failed, why.clone(), 0),
+            horn::HornOutcome::Skipped(why) => (HornResult::Skipped, why.clone(), 0),
         };
         HornSummary {
-            outcome: outcome.into(),
+            outcome,
             reason,
             predicates,
             edges: r.edges,
@@ -285,7 +300,9 @@ pub fn analyze_refined(
 
 /// The refutation `r` of `path` (newton's) with the Horn refiner's answer added (see
 /// [`analyze_refined`]); unchanged under `--bitvector`. `cache` keeps the Horn solver's
-/// decided answers across calls on paths of the same program ([`horn::HornCache`]).
+/// decided answers across calls on paths of the same program ([`horn::HornCache`]), and
+/// skips the call after failures on path programs of the same loop heads (the summary's
+/// outcome is then [`HornResult::Skipped`]).
 pub fn with_horn(
     prog: &Program,
     pts: &PointsTo,
@@ -313,8 +330,9 @@ pub fn with_horn(
             r.reasons.extend(reasons);
             r.new_predicates = cir::pred::predicate_file_text(&r.preds);
         }
-        horn::HornOutcome::Invariants { .. } => {}
-        horn::HornOutcome::Failed(_) => {}
+        horn::HornOutcome::Invariants { .. }
+        | horn::HornOutcome::Failed(_)
+        | horn::HornOutcome::Skipped(_) => {}
     }
     Outcome::Infeasible(r)
 }

@@ -11,7 +11,13 @@
 //! ([`Trigger`]): the trace passes a loop head twice, the predicates diverge, the path
 //! program's Horn solver fails, or the loop is about to give up. Each call gets a step budget
 //! four times the previous one, within a total per run ([`FalsifyOptions`]): the cost stays
-//! bounded on programs that are safe, and grows with the evidence of a deep loop.
+//! bounded on programs that are safe, and grows with the evidence of a deep loop. A call a
+//! round triggers is capped ([`FalsifyOptions::max_call_steps`]) and such calls together have
+//! a share of the total ([`FalsifyOptions::triggered_steps`]): a trigger fires on most traces
+//! of a program whose every trace goes round a loop — a `while (1) switch (state)` machine —
+//! safe or not, and budgets growing without a cap spend most of the total in a few rounds of a
+//! program that is safe. An error the capped calls do not reach is still the give-up call's,
+//! which gets all that is left of the total when the loop has nothing else left.
 //!
 //! The oracle: the first run draws every value 0 (the smallest values matter most: a loop
 //! counter that starts at 0, a nondet value whose 0 takes the error branch); when that run
@@ -71,6 +77,10 @@ pub struct FalsifyOptions {
     pub mode: FalsifyMode,
     /// The step budget of the first call (each later call gets four times the previous one).
     pub first_steps: u64,
+    /// The most steps of one call a round triggers (the give-up call is not capped).
+    pub max_call_steps: u64,
+    /// The steps of all calls rounds trigger, together (within `total_steps`).
+    pub triggered_steps: u64,
     /// The steps of all calls of one run together (`--falsify-steps`).
     pub total_steps: u64,
 }
@@ -80,6 +90,8 @@ impl Default for FalsifyOptions {
         FalsifyOptions {
             mode: FalsifyMode::Auto,
             first_steps: 1 << 16,
+            max_call_steps: 1 << 20,
+            triggered_steps: 1 << 22,
             total_steps: 1 << 24,
         }
     }
@@ -108,12 +120,17 @@ pub(crate) struct Falsifier {
     next: u64,
     /// Steps spent so far.
     used: u64,
+    /// Steps spent so far by calls rounds triggered.
+    triggered_used: u64,
     /// Random runs made so far (the next one's seed).
     seeds: u64,
-    /// The all-zero run ended without the error (it need not run again).
+    /// The all-zero run need not run again: it ended without the error, or it reached the
+    /// error without a counterexample (too long, or its replay failed).
     zero_done: bool,
     /// Some run drew a value from the random oracle (other inputs may behave differently).
     random_matters: bool,
+    /// [`nondet_nodes`] of the program, computed at the first call.
+    nondet: Option<Vec<Vec<bool>>>,
 }
 
 impl Falsifier {
@@ -123,9 +140,11 @@ impl Falsifier {
             deadline,
             next: opts.first_steps.max(1),
             used: 0,
+            triggered_used: 0,
             seeds: 0,
             zero_done: false,
             random_matters: true,
+            nondet: None,
         }
     }
 
@@ -145,7 +164,7 @@ impl Falsifier {
     }
 
     /// After newton refuted the trace: when the divergence detector fired this round, or the
-    /// Horn refiner failed on the path program.
+    /// Horn refiner failed on the path program (not when its back-off skipped the call).
     pub(crate) fn on_refutation(
         &mut self,
         prog: &Program,
@@ -154,7 +173,11 @@ impl Falsifier {
     ) -> Option<Verdict> {
         let trigger = if it.divergence {
             Trigger::Divergence
-        } else if r.horn.as_ref().is_some_and(|h| h.outcome == "failed") {
+        } else if r
+            .horn
+            .as_ref()
+            .is_some_and(|h| h.outcome == newton::HornResult::Failed)
+        {
             Trigger::Horn
         } else {
             return None;
@@ -177,7 +200,7 @@ impl Falsifier {
         if *reason == UnknownReason::Timeout {
             return verdict;
         }
-        let Some((record, cex)) = self.call(prog, Trigger::GiveUp, u64::MAX) else {
+        let Some((record, cex)) = self.call(prog, Trigger::GiveUp) else {
             return verdict;
         };
         let Some(last) = rounds.last_mut() else {
@@ -195,32 +218,64 @@ impl Falsifier {
 
     /// One call in a round, recorded in `it`.
     fn round(&mut self, prog: &Program, trigger: Trigger, it: &mut Iteration) -> Option<Verdict> {
-        let (record, cex) = self.call(prog, trigger, 0)?;
+        let (record, cex) = self.call(prog, trigger)?;
         it.falsify.push(record);
         let cex = cex?;
         it.outcome = IterationOutcome::Feasible;
         Some(Verdict::False(cex))
     }
 
-    /// Calls the falsifier for `trigger` with the next budget (at least `at_least`), if it is
-    /// on and the total is not spent: the record of the call, and the counterexample it found.
+    /// The step budget of the next call for `trigger` (0: none left): the give-up call gets
+    /// all that is left of the total; a triggered one the next budget, capped per call and by
+    /// what is left of the triggered share.
+    fn budget(&self, trigger: Trigger) -> u64 {
+        let left = self.opts.total_steps.saturating_sub(self.used);
+        if trigger == Trigger::GiveUp {
+            return left;
+        }
+        let share = self
+            .opts
+            .triggered_steps
+            .saturating_sub(self.triggered_used);
+        self.next.min(self.opts.max_call_steps).min(share).min(left)
+    }
+
+    /// Calls the falsifier for `trigger` with its budget ([`Falsifier::budget`]), if it is
+    /// on and the budget is not spent: the record of the call, and the counterexample it found.
     fn call(
         &mut self,
         prog: &Program,
         trigger: Trigger,
-        at_least: u64,
     ) -> Option<(FalsifyRun, Option<Box<newton::Counterexample>>)> {
-        let left = self.opts.total_steps.saturating_sub(self.used);
+        let budget = self.budget(trigger);
         if self.opts.mode == FalsifyMode::Off
-            || left == 0
+            || budget == 0
             || (self.zero_done && !self.random_matters)
         {
             return None;
         }
-        let budget = self.next.max(at_least).min(left);
         self.next = self.next.saturating_mul(4);
         let t0 = Instant::now();
-        let nondet = nondet_nodes(prog);
+        let nondet = self.nondet.take().unwrap_or_else(|| nondet_nodes(prog));
+        let res = self.runs(prog, &nondet, trigger, budget, t0);
+        self.nondet = Some(nondet);
+        let spent = res.0.steps;
+        self.used += spent;
+        if trigger != Trigger::GiveUp {
+            self.triggered_used += spent;
+        }
+        Some(res)
+    }
+
+    /// The runs of one call within `budget` steps (see [`Falsifier::call`]).
+    fn runs(
+        &mut self,
+        prog: &Program,
+        nondet: &[Vec<bool>],
+        trigger: Trigger,
+        budget: u64,
+        t0: Instant,
+    ) -> (FalsifyRun, Option<Box<newton::Counterexample>>) {
         let deadline = self.deadline;
         let stop = || deadline.is_some_and(|d| Instant::now() >= d);
         let mut spent = 0u64;
@@ -252,7 +307,7 @@ impl Falsifier {
             .min(MAX_COUNTEREXAMPLE_STEPS + 1);
             let mut oracle = RunOracle::new(seed);
             runs += 1;
-            let run = execute(prog, &nondet, &mut oracle, cap, &stop, false);
+            let run = execute(prog, nondet, &mut oracle, cap, &stop, false);
             spent += run.steps;
             match seed {
                 Some(_) => self.seeds += 1,
@@ -264,10 +319,13 @@ impl Falsifier {
             }
             match run.end {
                 RunEnd::Error => {
-                    self.used += spent;
-                    let (outcome, cex) = confirm(prog, &nondet, seed, run.steps, &stop);
+                    let (outcome, cex) = confirm(prog, nondet, seed, run.steps, &stop);
+                    // A run that reached the error without a counterexample (too long, or its
+                    // replay failed) would do the same again: the all-zero one is done, and a
+                    // seeded one's seed is used.
+                    self.zero_done |= seed.is_none();
                     let record = self.record(trigger, budget, spent, runs, outcome, t0);
-                    return Some((record, cex));
+                    return (record, cex);
                 }
                 RunEnd::Ended(why) => {
                     last = why;
@@ -277,9 +335,8 @@ impl Falsifier {
                 RunEnd::Timeout => break FalsifyOutcome::Timeout,
             }
         };
-        self.used += spent;
         tracing::debug!(?trigger, budget, spent, runs, %last, "falsifier");
-        Some((self.record(trigger, budget, spent, runs, outcome, t0), None))
+        (self.record(trigger, budget, spent, runs, outcome, t0), None)
     }
 
     fn record(

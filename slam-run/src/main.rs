@@ -133,7 +133,13 @@ struct Args {
     /// the path program when the trace passes a loop head twice, when the predicates diverge,
     /// or before constrain at NDF. (The Horn clauses are in integer semantics: in bit-precise
     /// mode — --precision bv, or after --precision auto switched — auto and horn refine as wp,
-    /// without ending at divergence.)
+    /// without ending at divergence.) Back-off: after the k-th call in a row that finds nothing
+    /// (Spacer's unknown, an error path that does not replay, no encoding) on path programs with
+    /// the same loop heads, the next 2^k - 1 calls on such path programs are skipped (at most
+    /// 63; a call that gives predicates ends it; a path program with a cached answer is never
+    /// skipped): the clauses depend on the path program only, not on the predicates, and every
+    /// trace of a state machine is its loop unrolled again. Skipped calls are counted in
+    /// --stats-json (horn_skipped; each round's horn with outcome skipped and the reason).
     #[arg(long, value_name = "MODE", default_value = "auto")]
     refine: newton::RefineMode,
     /// The path program of the Horn refiner: the trace's own edges (path) or with the whole
@@ -148,8 +154,9 @@ struct Args {
     /// program) or the loop is about to answer UNKNOWN, run the program on the concrete
     /// interpreter from main for a bounded number of steps, inputs first all 0, then drawn
     /// from a seeded generator; a run that reaches the error is replayed as a counterexample
-    /// (FALSE). Each call's step budget is 4 times the previous one (the first 65536); a call
-    /// at the give-up gets all that is left of --falsify-steps.
+    /// (FALSE). Each call's step budget is 4 times the previous one (the first 65536), at most
+    /// 2^20 steps for a call a round triggers, and such calls together at most 2^22 steps; the
+    /// call at the give-up gets all that is left of --falsify-steps.
     #[arg(long, value_name = "MODE", default_value = "auto")]
     falsify: slam_run::FalsifyMode,
     /// Sibling predicates: when refutations have brought state tests `e == c` (or `e != c`)

@@ -318,7 +318,8 @@ pub struct AddedPredicate {
 }
 
 impl Iteration {
-    /// What the Horn refiner did in this round: on its trace, then on the further traces.
+    /// What the Horn refiner did in this round: on its trace, then on the further traces
+    /// (calls its back-off skipped included, outcome [`newton::HornResult::Skipped`]).
     pub fn horn_runs(&self) -> impl Iterator<Item = &newton::HornSummary> {
         self.horn
             .iter()
@@ -568,8 +569,11 @@ pub struct StatsJson<'a> {
     pub predicates_file: String,
     /// Where each final predicate comes from (`initial`, `guard`, `wp`, `horn`).
     pub predicate_sources: &'a [AddedPredicate],
-    /// Rounds in which the Horn refiner ran.
+    /// Calls of the Horn refiner that ran (on a round's trace or a further trace).
     pub horn_calls: usize,
+    /// Calls of the Horn refiner skipped by its back-off after failures on path programs of
+    /// the same loop heads (each recorded with outcome `skipped` and the reason).
+    pub horn_skipped: usize,
     /// Seconds in the Horn refiner (included in `newton_seconds`).
     pub horn_seconds: f64,
     /// Wall-clock seconds in c2bp.
@@ -635,6 +639,15 @@ impl RunResult {
             .find_map(|i| i.precision_switch.as_deref().map(|r| (i.index, r)))
     }
 
+    /// The Horn refiner's records over all iterations whose outcome satisfies `which`.
+    fn horn_count(&self, which: fn(newton::HornResult) -> bool) -> usize {
+        self.iterations
+            .iter()
+            .flat_map(Iteration::horn_runs)
+            .filter(|h| which(h.outcome))
+            .count()
+    }
+
     /// Seconds spent in one stage over all iterations.
     fn stage_seconds(&self, stage: fn(&Iteration) -> f64) -> f64 {
         self.iterations.iter().map(stage).sum()
@@ -652,7 +665,8 @@ impl RunResult {
             predicates: self.predicates.len(),
             predicates_file: cir::pred::predicate_file_text(&self.predicates),
             predicate_sources: &self.sources,
-            horn_calls: self.iterations.iter().map(|i| i.horn_runs().count()).sum(),
+            horn_calls: self.horn_count(|o| o != newton::HornResult::Skipped),
+            horn_skipped: self.horn_count(|o| o == newton::HornResult::Skipped),
             horn_seconds: self
                 .iterations
                 .iter()

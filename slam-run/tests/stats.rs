@@ -258,7 +258,8 @@ fn each_abstraction_reports_its_cubes_and_capped_statements() {
 
 /// A state machine whose proof needs a predicate per state, newton finding one or two per
 /// iteration: with `--refine wp` (the path program's invariant `0 <= s <= 60` would prove it
-/// at once), a run of many cheap iterations, long enough for any limit below a minute.
+/// at once), a run of many cheap iterations, long enough for any limit below a minute (with
+/// `--sibling-predicates off`: the siblings of one state test would bring all 60 at once).
 fn state_machine(dir: &Path, states: usize) -> PathBuf {
     let mut c = String::from(
         "extern void reach_error(void);\nextern int __VERIFIER_nondet_int(void);\n\
@@ -334,7 +335,19 @@ fn check_cut(code: i32, out: &str, doc: &Value) {
 fn a_run_stopped_by_timeout_keeps_what_it_completed() {
     let dir = scratch("timeout");
     let c = state_machine(&dir, 60);
-    let (code, out, doc) = run(&c, &dir, &["--refine", "wp", "--timeout", "2"], None);
+    let (code, out, doc) = run(
+        &c,
+        &dir,
+        &[
+            "--refine",
+            "wp",
+            "--sibling-predicates",
+            "off",
+            "--timeout",
+            "2",
+        ],
+        None,
+    );
     check_cut(code, &out, &doc);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -343,7 +356,12 @@ fn a_run_stopped_by_timeout_keeps_what_it_completed() {
 fn a_run_stopped_by_its_cpu_limit_keeps_what_it_completed() {
     let dir = scratch("cpu");
     let c = state_machine(&dir, 60);
-    let (code, out, doc) = run(&c, &dir, &["--refine", "wp"], Some(2));
+    let (code, out, doc) = run(
+        &c,
+        &dir,
+        &["--refine", "wp", "--sibling-predicates", "off"],
+        Some(2),
+    );
     check_cut(code, &out, &doc);
     // The kernel's CPU clock of the limit and getrusage's are sampled differently.
     assert!(
