@@ -5,7 +5,7 @@
 //!
 //! - `machine.c`: states 1–7 in a `while`/`switch`; the error is reachable only in state 6
 //!   without `flag`, and state 6 is reached only through state 2, which sets `flag`.
-//! - `machine-bug.c`: state 2 no longer sets `flag`.
+//! - its mutant (`MUTANT` defined): state 2 no longer sets `flag`.
 
 mod common;
 
@@ -76,7 +76,10 @@ fn the_states_arrive_together_and_the_proof_is_shorter() {
 
 #[test]
 fn the_bug_is_found_either_way_and_replays() {
-    let path = data("machine-bug.c");
+    let text = std::fs::read_to_string(data("machine.c")).expect("read");
+    let dir = common::scratch_dir("siblings");
+    let path = dir.join("machine_mutant.c");
+    std::fs::write(&path, format!("#define MUTANT 1\n{text}")).expect("write");
     let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
     let source = std::fs::read(&path).expect("read");
     let info = common::witness_info(&path, &source);
@@ -88,4 +91,5 @@ fn the_bug_is_found_either_way_and_replays() {
         let w = slam_run::witness::violation(&prog, cex, &info);
         slam_run::witness::check_violation(&prog, &source, &w).expect("the counterexample checks");
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,5 +1,5 @@
 /* A state machine over `state`, safe because state 6 is reached only through state 2, which
-   sets `flag`. */
+   sets `flag`; with MUTANT defined, state 2 no longer sets it. */
 extern int __VERIFIER_nondet_int(void);
 extern void reach_error(void);
 
@@ -8,7 +8,12 @@ int main(void) {
   while (!done) {
     switch (state) {
     case 1: state = 2; break;
-    case 2: flag = 1; state = 3; break;
+    case 2:
+#ifndef MUTANT
+      flag = 1;
+#endif
+      state = 3;
+      break;
     case 3: state = __VERIFIER_nondet_int() ? 4 : 5; break;
     case 4: state = 6; break;
     case 5: state = 7; break;
