@@ -153,6 +153,23 @@ impl PredicateSet {
         self.global.iter().chain(own.iter())
     }
 
+    /// Every predicate with its section: `None` for a global one, else its function's name.
+    pub fn sections(&self) -> impl Iterator<Item = (Option<&str>, &Predicate)> {
+        let own = self
+            .per_function
+            .iter()
+            .flat_map(|(f, ps)| ps.iter().map(move |p| (Some(f.as_str()), p)));
+        self.global.iter().map(|p| (None, p)).chain(own)
+    }
+
+    /// Adds `p` to section `func` (`None`: global), after the predicates there.
+    pub fn push(&mut self, func: Option<&str>, p: Predicate) {
+        match func {
+            None => self.global.push(p),
+            Some(f) => self.per_function.entry(f.to_string()).or_default().push(p),
+        }
+    }
+
     /// Total number of predicates.
     pub fn len(&self) -> usize {
         self.global.len() + self.per_function.values().map(Vec::len).sum::<usize>()
@@ -451,12 +468,7 @@ pub const MAX_SIBLING_VALUES: usize = 64;
 /// siblings name the other states at once. More predicates never cost soundness, only time.
 pub fn constant_siblings(prog: &Program, new: &PredicateSet, have: &PredicateSet) -> PredicateSet {
     let mut out = PredicateSet::default();
-    let scoped = new.global.iter().map(|p| (None, p)).chain(
-        new.per_function
-            .iter()
-            .flat_map(|(f, ps)| ps.iter().map(move |p| (Some(f.as_str()), p))),
-    );
-    for (func, p) in scoped {
+    for (func, p) in new.sections() {
         let Some((lv, c, own)) = state_test_parts(p) else {
             continue;
         };
@@ -495,10 +507,7 @@ pub fn constant_siblings(prog: &Program, new: &PredicateSet, have: &PredicateSet
                 text,
                 scope: p.scope,
             };
-            match func {
-                None => out.global.push(sib),
-                Some(f) => out.per_function.entry(f.to_string()).or_default().push(sib),
-            }
+            out.push(func, sib);
         }
     }
     out

@@ -704,14 +704,9 @@ impl<'r> Cegar<'r> {
             PredicateSet::default()
         };
         cir::pred::merge_into(&mut self.preds, r.preds);
-        let scoped = siblings.global.iter().map(|p| ("global", p)).chain(
-            siblings
-                .per_function
-                .iter()
-                .flat_map(|(f, ps)| ps.iter().map(move |p| (f.as_str(), p))),
-        );
         note_sources(&mut self.origins, &siblings, SIBLINGS);
-        for (scope, p) in scoped {
+        for (func, p) in siblings.sections() {
+            let scope = func.unwrap_or("global");
             it.added.push(AddedPredicate {
                 scope: scope.to_string(),
                 predicate: p.text.clone(),
@@ -736,26 +731,14 @@ impl<'r> Cegar<'r> {
     /// tested constant, such as a status compared with one error code, gets no siblings).
     fn sibling_triggers(&mut self, new: &PredicateSet) -> PredicateSet {
         let mut out = PredicateSet::default();
-        let scoped = new.global.iter().map(|p| (None, p)).chain(
-            new.per_function
-                .iter()
-                .flat_map(|(f, ps)| ps.iter().map(move |p| (Some(f), p))),
-        );
-        for (func, p) in scoped {
+        for (func, p) in new.sections() {
             let Some((lvalue, c)) = cir::pred::state_test(self.prog, p) else {
                 continue;
             };
-            let scope = func.cloned().unwrap_or_else(|| "global".into());
+            let scope = func.unwrap_or("global").to_string();
             let seen = self.state_tests.entry((scope, lvalue)).or_default();
             if seen.insert(c) && seen.len() == 2 {
-                match func {
-                    None => out.global.push(p.clone()),
-                    Some(f) => out
-                        .per_function
-                        .entry(f.clone())
-                        .or_default()
-                        .push(p.clone()),
-                }
+                out.push(func, p.clone());
             }
         }
         out
@@ -929,17 +912,10 @@ fn note_sources(
     set: &PredicateSet,
     source: &str,
 ) {
-    for p in &set.global {
+    for (func, p) in set.sections() {
         sources
-            .entry(("global".into(), p.text.clone()))
+            .entry((func.unwrap_or("global").to_string(), p.text.clone()))
             .or_insert_with(|| source.into());
-    }
-    for (f, ps) in &set.per_function {
-        for p in ps {
-            sources
-                .entry((f.clone(), p.text.clone()))
-                .or_insert_with(|| source.into());
-        }
     }
 }
 
