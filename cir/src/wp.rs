@@ -310,7 +310,15 @@ pub fn map_allocated_reads(
 /// Whether the lvalue `l` lies in the object the pointer variable `obj` points to, reached from `*obj`
 /// by fields and constant indices of arrays; its path (appended to `path`).
 fn content_path(prog: &Program, l: &Expr, obj: VarId, path: &mut Vec<HeapStep>) -> bool {
-    let is_obj = |p: &Expr| matches!(p.kind, ExprKind::Var(v) if v == obj);
+    // A cast to the pointer's own type (`(T *)p` of a `T *p`, as C code writes `malloc`'s
+    // result) reads the same pointer.
+    fn uncast(e: &Expr) -> &Expr {
+        match &e.kind {
+            ExprKind::Cast(a) if a.ty == e.ty => uncast(a),
+            _ => e,
+        }
+    }
+    let is_obj = |p: &Expr| matches!(uncast(p).kind, ExprKind::Var(v) if v == obj);
     match &l.kind {
         // `*&l` (a pointer to a field, `w = &r->b; … *w`, substituted back) is `l`.
         ExprKind::Deref(p) if let ExprKind::AddrOf(inner) = &p.kind => {
