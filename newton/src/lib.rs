@@ -415,7 +415,7 @@ fn analyze_in(
             }))
         }
         f @ (refine::Feasibility::Feasible | refine::Feasibility::Unknown) => {
-            match confirm(prog, &pf, path, opts, f) {
+            match confirm(prog, pts, &pf, path, opts, f) {
                 Ok(cex) => Outcome::Feasible(Box::new(cex)),
                 Err((kind, reason)) => Outcome::Unknown { reason, kind },
             }
@@ -424,13 +424,37 @@ fn analyze_in(
 }
 
 /// A counterexample along `path`, whose formula `pf` is feasible (or undecided, `f`): the
-/// solver's values of the inputs, replayed on the concrete interpreter to the error.
+/// solver's values of the inputs, replayed on the concrete interpreter to the error. The
+/// model is first taken from the formula with the path's definedness conditions
+/// ([`symbolic::path_formula_defined`]: a model of `pf` alone may make a dereferenced
+/// pointer null, which no concrete run follows); when that one has no model or does not
+/// replay, from `pf` itself, whose failure is the one reported.
 fn confirm(
     prog: &Program,
+    pts: &PointsTo,
     pf: &symbolic::PathFormula,
     path: &[CStep],
     opts: &Options,
     f: refine::Feasibility,
+) -> Result<Counterexample, (UnknownKind, String)> {
+    let undecided = f == refine::Feasibility::Unknown;
+    if let Ok(def) = symbolic::path_formula_defined(prog, pts, path)
+        && def.conjuncts.len() > pf.conjuncts.len()
+        && let Ok(cex) = confirm_with(prog, &def, path, opts, undecided)
+    {
+        return Ok(cex);
+    }
+    confirm_with(prog, pf, path, opts, undecided)
+}
+
+/// [`confirm`] with the model of one formula (`undecided`: the solver could not decide
+/// whether the path is feasible).
+fn confirm_with(
+    prog: &Program,
+    pf: &symbolic::PathFormula,
+    path: &[CStep],
+    opts: &Options,
+    undecided: bool,
 ) -> Result<Counterexample, (UnknownKind, String)> {
     let prover = Prover::new(&pf.ext, opts.sem).with_rlimit(opts.rlimit);
     let formulas: Vec<Expr> = pf
@@ -438,14 +462,15 @@ fn confirm(
         .iter()
         .filter_map(|c| c.at_start.clone())
         .collect();
-    // Integer symbols, and the pointers of allocated contents (null or not decides the
-    // replay's draw).
+    // Integer symbols, and the pointers of allocated contents and the environment's pointers
+    // (null or not decides the replay's draw).
     let ints: Vec<usize> = (0..pf.symbols.len())
         .filter(|&i| match pf.ext.var(pf.symbols[i].var).ty {
             cir::types::CType::Int(_) => true,
-            cir::types::CType::Pointer(_) => {
-                matches!(pf.symbols[i].kind, symbolic::SymKind::Content { .. })
-            }
+            cir::types::CType::Pointer(_) => matches!(
+                pf.symbols[i].kind,
+                symbolic::SymKind::Content { .. } | symbolic::SymKind::CallResult(_)
+            ),
             _ => false,
         })
         .collect();
@@ -461,7 +486,7 @@ fn confirm(
         .collect();
     let (_, model) = prover.model_values(&formulas, &terms);
     let Some(model) = model else {
-        return Err(if f == refine::Feasibility::Unknown {
+        return Err(if undecided {
             (
                 UnknownKind::SolverLimit,
                 "the solver could not decide the path formula (resource limit)".into(),
@@ -503,7 +528,7 @@ pub fn replay_path(
         let pf = symbolic::path_formula(prog, pts, path).map_err(|e| e.to_string())?;
         match refine::feasibility(&pf, opts.sem, opts.rlimit) {
             refine::Feasibility::Infeasible { .. } => Err("the path is infeasible".into()),
-            f => confirm(prog, &pf, path, opts, f).map_err(|(_, reason)| reason),
+            f => confirm(prog, pts, &pf, path, opts, f).map_err(|(_, reason)| reason),
         }
     })
 }

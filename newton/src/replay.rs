@@ -8,7 +8,8 @@
 //! of a defined function the callee's locals, for each havoc the stored value, for each call
 //! without a body its result. Before each step the oracle is loaded with exactly the values
 //! that step will ask for, taken from the model (a value the formula does not constrain, or
-//! of an aggregate, is 0; pointers the interpreter makes null itself). [`replay_drawn`] replays
+//! of an aggregate, is 0; a pointer the environment gives is null or not as in the model,
+//! other pointers the interpreter makes null itself). [`replay_drawn`] replays
 //! the path of a concrete run instead, with the values that run drew ([`Drawn`]).
 
 use std::collections::{HashMap, VecDeque};
@@ -122,6 +123,9 @@ trait Source {
     /// The draws of the initial contents of the object the allocator call at step `j`
     /// returns (a `ty` pointer).
     fn contents(&mut self, j: usize, ty: &CType, callee: &Callee) -> Vec<i128>;
+    /// The draws of the pointer the call without a body at step `j` returns (a `ty`
+    /// pointer): null or not, then, when not, the contents of its object.
+    fn env_pointer(&mut self, j: usize, ty: &CType, callee: &Callee) -> Vec<i128>;
     /// The draws of the current step not taken yet (fed to the interpreter after the others).
     fn rest(&mut self) -> Vec<i128>;
 }
@@ -190,6 +194,19 @@ impl Source for Model<'_> {
         drawn
     }
 
+    /// Non-null when the model's value of the [`SymKind::CallResult`] symbol is (0 when the
+    /// path formula does not mention it: null, the interpreter's own choice).
+    fn env_pointer(&mut self, j: usize, ty: &CType, callee: &Callee) -> Vec<i128> {
+        match self.model.get(&SymKind::CallResult(j)) {
+            Some(&v) if v != 0 => {
+                let mut out = vec![1];
+                out.extend(self.contents(j, ty, callee));
+                out
+            }
+            _ => vec![0],
+        }
+    }
+
     fn rest(&mut self) -> Vec<i128> {
         Vec::new()
     }
@@ -243,6 +260,10 @@ impl Source for Feed {
     }
 
     fn contents(&mut self, _: usize, _: &CType, _: &Callee) -> Vec<i128> {
+        self.rest()
+    }
+
+    fn env_pointer(&mut self, _: usize, _: &CType, _: &Callee) -> Vec<i128> {
         self.rest()
     }
 
@@ -442,6 +463,11 @@ fn load_step(
                 && callee.is_allocator()
             {
                 q.values.extend(src.contents(j, &prog.var(*r).ty, callee));
+            } else if let Some(r) = ret
+                && matches!(prog.var(*r).ty, CType::Pointer(_))
+            {
+                q.values
+                    .extend(src.env_pointer(j, &prog.var(*r).ty, callee));
             } else if let Some(r) = ret {
                 let name = match callee {
                     Callee::Nondet(n) | Callee::External(n) => n.clone(),

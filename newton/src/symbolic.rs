@@ -430,7 +430,21 @@ pub fn path_formula(
     pts: &PointsTo,
     path: &[CStep],
 ) -> Result<PathFormula, PathError> {
-    walk(prog, pts, path, None, None).map(|(pf, _)| pf)
+    walk(prog, pts, path, None, None, false).map(|(pf, _)| pf)
+}
+
+/// The path formula of `path` with, besides its assumes, the conditions under which its steps
+/// are defined: every pointer a step dereferences is non-null before the step (the concrete
+/// semantics ends a run at a null dereference, so a path that reaches the error has none).
+/// Its models are the ones a replay can follow; refinement uses [`path_formula`], whose
+/// conjuncts are the path's own tests (a fact like `p != 0` is one the Boolean program
+/// cannot use: nothing in it stops at a dereference).
+pub fn path_formula_defined(
+    prog: &Program,
+    pts: &PointsTo,
+    path: &[CStep],
+) -> Result<PathFormula, PathError> {
+    walk(prog, pts, path, None, None, true).map(|(pf, _)| pf)
 }
 
 /// The path formula of `path` followed by the condition `goal` (over the variables live at its
@@ -443,7 +457,7 @@ pub fn path_formula_then(
     path: &[CStep],
     goal: Expr,
 ) -> Result<PathFormula, PathError> {
-    walk(prog, pts, path, Some(goal), None).map(|(pf, _)| pf)
+    walk(prog, pts, path, Some(goal), None, false).map(|(pf, _)| pf)
 }
 
 /// The path formula of `path` with the condition `fact` assumed before step `at` (over the
@@ -457,7 +471,7 @@ pub fn path_formula_with(
     at: usize,
     fact: Expr,
 ) -> Result<(PathFormula, usize), PathError> {
-    let (pf, inserted) = walk(prog, pts, path, None, Some((at, fact)))?;
+    let (pf, inserted) = walk(prog, pts, path, None, Some((at, fact)), false)?;
     let inserted = inserted.ok_or_else(|| {
         PathError::Malformed(format!(
             "step {at} is not on the path of {} steps",
@@ -469,14 +483,16 @@ pub fn path_formula_with(
 
 /// The backward walk behind every path formula: `goal` (if any) as the conjunct after the
 /// path, `inserted` (if any) assumed before its step, then every step of `path` from the last
-/// to the first, then `main`'s entry and the global storage. Returns the formula and the index
-/// of the inserted fact's conjunct.
+/// to the first, then `main`'s entry and the global storage; with `defined`, the
+/// non-null conditions of each step's dereferences ([`path_formula_defined`]). Returns the
+/// formula and the index of the inserted fact's conjunct.
 fn walk(
     prog: &Program,
     pts: &PointsTo,
     path: &[CStep],
     goal: Option<Expr>,
     inserted: Option<(usize, Expr)>,
+    defined: bool,
 ) -> Result<(PathFormula, Option<usize>), PathError> {
     let (acts, act_of) = activations(prog, path)?;
     // The index in `w.conj` of the inserted fact, once pushed.
@@ -517,6 +533,16 @@ fn walk(
         w.step(&acts, &act_of, path, j);
         if let Some((at, fact)) = inserted.as_ref().filter(|(at, _)| *at == j) {
             inserted_at = Some(w.open(*at, fact.clone()));
+        }
+        if defined {
+            for p in dereferenced(&edge(prog, path[j]).kind) {
+                let null = Expr::int(0, p.ty.clone());
+                let cond = Expr {
+                    kind: ExprKind::Binary(cir::ir::BinOp::Ne, Box::new(p), Box::new(null)),
+                    ty: CType::INT,
+                };
+                w.open(j, cond);
+            }
         }
         w.record(j);
     }
@@ -649,6 +675,11 @@ impl Walker<'_> {
                     if callee.is_allocator() {
                         let zero = matches!(callee, Callee::External(n) if n == "calloc");
                         self.allocated(j, acts[a].func, s, zero);
+                    } else if matches!(info.ty, CType::Pointer(_)) {
+                        // The environment's pointer, when not null, points to an object of
+                        // its own with arbitrary contents, drawn as an allocation's are
+                        // (`cir::interp::heap`).
+                        self.allocated(j, acts[a].func, s, false);
                     }
                 }
             }
@@ -769,6 +800,50 @@ impl Walker<'_> {
             inserted,
         )
     }
+}
+
+/// The pointers an edge dereferences, each once, in the state before it: the operands of
+/// `*p`, `p->f` and `p[i]` (a pointer `p`) it evaluates. An address taken (`&p->f`) is
+/// computed, not read, so what it designates need not be defined.
+fn dereferenced(kind: &EdgeKind) -> Vec<Expr> {
+    fn collect(e: &Expr, out: &mut Vec<Expr>) {
+        match &e.kind {
+            ExprKind::AddrOf(_) => return,
+            ExprKind::Deref(p) => push(p, out),
+            ExprKind::Index(a, _) if matches!(a.ty, CType::Pointer(_)) => push(a, out),
+            _ => {}
+        }
+        for c in e.children() {
+            collect(c, out);
+        }
+    }
+    fn push(p: &Expr, out: &mut Vec<Expr>) {
+        if matches!(p.ty, CType::Pointer(_))
+            && !matches!(p.without_casts().kind, ExprKind::AddrOf(_))
+            && !out.contains(p)
+        {
+            out.push(p.clone());
+        }
+    }
+    let mut out = Vec::new();
+    let exprs: Vec<&Expr> = match kind {
+        EdgeKind::Assign { lhs, rhs } => vec![lhs, rhs],
+        EdgeKind::Havoc { lhs, .. } => vec![lhs],
+        EdgeKind::Assume(c) => vec![c],
+        EdgeKind::Call { callee, args, .. } => {
+            let mut v: Vec<&Expr> = args.iter().collect();
+            if let Callee::Indirect(fp) = callee {
+                v.push(fp);
+            }
+            v
+        }
+        EdgeKind::Return(v) => v.iter().collect(),
+        EdgeKind::Error { .. } | EdgeKind::Halt { .. } | EdgeKind::Skip => Vec::new(),
+    };
+    for e in exprs {
+        collect(e, &mut out);
+    }
+    out
 }
 
 /// Whether the lvalue is a part of a global variable reached without a pointer.

@@ -1,6 +1,7 @@
 //! The memory suite: small programs over heap structures, pointer fields, structure
 //! assignment, `memset`, function pointers in fields, bit flags, a linked list, `calloc`'s
-//! zero contents against `malloc`'s arbitrary ones, and a pun through `char *` (`tests/data/memory/*.c`), each run through the library as written (TRUE)
+//! zero contents against `malloc`'s arbitrary ones, pointers the environment gives, and a pun
+//! through `char *` (`tests/data/memory/*.c`), each run through the library as written (TRUE)
 //! and with `MUTANT` defined (a bug: FALSE with a counterexample that replayed on the concrete
 //! interpreter). The pun must stay sound: never TRUE for its mutant, never FALSE for the
 //! original.
@@ -73,6 +74,7 @@ suite!(
     flags,
     list,
     uninit,
+    env_ptr,
 );
 
 #[test]
