@@ -286,6 +286,10 @@ impl Falsifier {
             if spent >= budget {
                 break FalsifyOutcome::Budget;
             }
+            // Runs check the deadline every so many steps; short runs must not escape it.
+            if stop() {
+                break FalsifyOutcome::Timeout;
+            }
             let seed = if self.zero_done || zero_tried {
                 if !self.random_matters {
                     break if self.zero_done {
@@ -308,7 +312,8 @@ impl Falsifier {
             let mut oracle = RunOracle::new(seed);
             runs += 1;
             let run = execute(prog, nondet, &mut oracle, cap, &stop, false);
-            spent += run.steps;
+            // A run is never free: one that stops before its first step still costs a start.
+            spent += run.steps.max(1);
             match seed {
                 Some(_) => self.seeds += 1,
                 None => {
@@ -326,6 +331,15 @@ impl Falsifier {
                     self.zero_done |= seed.is_none();
                     let record = self.record(trigger, budget, spent, runs, outcome, t0);
                     return (record, cex);
+                }
+                RunEnd::Ended(why) if run.steps == 0 => {
+                    // The program does not start on the interpreter (`main`'s frame holds an
+                    // object it does not model, such as a variable-length array): every run,
+                    // of this call or a later one, would end the same way.
+                    last = why;
+                    self.zero_done = true;
+                    self.random_matters = false;
+                    break FalsifyOutcome::Exhausted;
                 }
                 RunEnd::Ended(why) => {
                     last = why;

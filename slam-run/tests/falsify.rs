@@ -2,7 +2,8 @@
 //! FALSE with a counterexample replayed on the concrete interpreter and a violation witness
 //! that checks, whether they need no input, the input 0 or a large input; a safe loop stays
 //! TRUE with the falsifier's steps within the run's budget; a run that meets undefined
-//! behaviour before the error is no counterexample.
+//! behaviour before the error is no counterexample; a program the interpreter cannot start
+//! costs one start, not the whole budget.
 
 mod common;
 
@@ -96,6 +97,24 @@ fn a_safe_loop_stays_true_within_the_step_budget() {
         found
             .iter()
             .all(|c| c.outcome != FalsifyOutcome::Counterexample),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_program_the_interpreter_cannot_start_costs_one_start() {
+    // Every run stops at `main`'s entry without a step: the first two runs (all-zero, one
+    // seeded) show it, and no later call runs again.
+    let r = common::run_file(
+        &data("vla_start.c"),
+        &config(newton::RefineMode::Wp, FalsifyOptions::default()),
+    );
+    let found = calls(&r);
+    assert!(!found.is_empty(), "the falsifier ran: {}", r.verdict.line());
+    let runs: usize = found.iter().map(|c| c.runs).sum();
+    assert!(runs <= 2, "{runs} runs: {found:?}");
+    assert!(
+        found.iter().all(|c| c.outcome == FalsifyOutcome::Exhausted),
         "{found:?}"
     );
 }
