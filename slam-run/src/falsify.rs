@@ -32,7 +32,10 @@
 //!
 //! A run that ends in undefined behaviour, an unsupported construct, `exit`, a blocked
 //! assumption or its budget is not a counterexample: the interpreter stops at undefined
-//! behaviour, so an error reached is reached by a defined execution.
+//! behaviour, so an error reached is reached by a defined execution. Every run costs at least
+//! one step of the budget, and a run that stops before its first step (`main`'s frame holds
+//! an object the interpreter does not model) ends this call and every later one: no draw
+//! changes that.
 
 use std::time::Instant;
 
