@@ -621,6 +621,9 @@ pub struct Program {
     pub externals: Vec<External>,
     /// Approximations made, in order.
     pub warnings: Vec<Warning>,
+    /// Each variable-length array (a local of type `T[]`) and the temporary its declaration
+    /// assigns its length to: the concrete interpreter sizes the array there.
+    pub vla_lengths: Vec<(VarId, VarId)>,
 }
 
 impl Program {

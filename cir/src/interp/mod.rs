@@ -14,7 +14,9 @@
 //!   per call), each holding a value tree: integers, pointers, structures and arrays
 //!   ([`Value`]). A pointer is null, a function, or an object plus a path of field/element
 //!   indices ([`Ptr`]). When a function returns, its objects die; using a pointer to them is
-//!   undefined behaviour.
+//!   undefined behaviour. A variable-length array has no elements until its declaration
+//!   runs, then as many as its length ([`Program::vla_lengths`]), each zero (one of their
+//!   indeterminate values).
 //! - **Allocation** (`malloc` & co.) makes a fresh object. One whose type the lowering knows
 //!   (`malloc(sizeof(T))`) starts with arbitrary contents drawn from the oracle ([`heap`]:
 //!   a pointer among them is null or points to an object of its own), `calloc`'s with zeros;
@@ -313,7 +315,12 @@ impl<'p> Interp<'p> {
                 let v = self.eval(rhs)?;
                 let v = self.convert(v, &rhs.ty, &lhs.ty)?;
                 let place = self.place(lhs)?;
-                self.write(&place, v)?;
+                self.write(&place, v.clone())?;
+                if let ExprKind::Var(t) = lhs.kind
+                    && let Some(&(a, _)) = prog.vla_lengths.iter().find(|(_, l)| *l == t)
+                {
+                    self.size_vla(a, &v)?;
+                }
             }
             // An approximated construct has one effect the interpreter does not know: executing
             // it as a free choice could reach states the program cannot.
@@ -323,7 +330,11 @@ impl<'p> Interp<'p> {
                 ..
             } => return Err(Fault::Unsupported(reason.clone())),
             EdgeKind::Havoc { lhs, .. } => {
-                let v = self.fresh(&lhs.ty, Some(oracle))?;
+                let v = match lhs.kind {
+                    // Sized by its declaration, which follows.
+                    ExprKind::Var(a) if self.is_vla(a) => Value::Array(Vec::new()),
+                    _ => self.fresh(&lhs.ty, Some(oracle))?,
+                };
                 let place = self.place(lhs)?;
                 self.write(&place, v)?;
             }
@@ -507,6 +518,8 @@ impl<'p> Interp<'p> {
                     let (lo, hi) = k.range(self.prog.data_model);
                     Value::Int(oracle.initial(l, lo, hi).clamp(lo, hi))
                 }
+                // A variable-length array has no elements until its declaration runs.
+                _ if self.is_vla(l) => Value::Array(Vec::new()),
                 _ => self.fresh(ty, Some(oracle))?,
             };
             vars.insert(l, self.alloc(v));
@@ -591,6 +604,34 @@ impl<'p> Interp<'p> {
             }
             CType::Void | CType::Float(_) | CType::Func(_) => Value::Opaque,
         })
+    }
+
+    /// Whether `v` is a variable-length array ([`Program::vla_lengths`]).
+    fn is_vla(&self, v: VarId) -> bool {
+        self.prog.vla_lengths.iter().any(|(a, _)| *a == v)
+    }
+
+    /// The declaration of the variable-length array `a` with length `len`: `len` elements of
+    /// indeterminate contents, here zero (one of their possible values, as for an object of
+    /// unknown type).
+    fn size_vla(&mut self, a: VarId, len: &Value) -> Result<(), Fault> {
+        let Value::Int(n) = len else {
+            return unsupported("a variable-length array of a non-integer length");
+        };
+        let n = match u64::try_from(*n) {
+            Ok(0) | Err(_) => return undefined("a variable-length array of length 0 or less"),
+            Ok(n) if n <= MAX_ARRAY => n,
+            Ok(_) => return unsupported("an array of unknown or very large length"),
+        };
+        let CType::Array(t, _) = &self.prog.var(a).ty else {
+            return unsupported("a variable-length array of a non-array type");
+        };
+        let mut out = Vec::new();
+        for _ in 0..n {
+            out.push(self.fresh(t, None)?);
+        }
+        let place = self.place_of_var(a)?;
+        self.write(&place, Value::Array(out))
     }
 
     fn place_of_var(&self, v: VarId) -> Result<Ptr, Fault> {
@@ -1243,6 +1284,24 @@ mod tests {
         assert!(matches!(run(&p, vec![5, 1, 7, 0, 9, 9]), Ok(End::Error(_))));
         // p->t null: no draw for its object.
         assert_eq!(run(&p, vec![5, 0, 7, 0]), Ok(End::Exit));
+    }
+
+    #[test]
+    fn a_variable_length_array_is_sized_where_it_is_declared() {
+        let p = load(&format!(
+            "{HEAD}int main(void) {{ unsigned n = __VERIFIER_nondet_uint();\n\
+             if (n == 0 || n > 8) return 0; int a[n]; unsigned i;\n\
+             for (i = 0; i < n; i++) a[i] = i;\n\
+             if (a[n - 1] == 4) reach_error(); return 0; }}"
+        ));
+        // Every draw 5: n = 5, a[4] == 4.
+        assert!(matches!(run(&p, vec![5; 16]), Ok(End::Error(_))));
+        assert_eq!(run(&p, vec![3; 16]), Ok(End::Exit));
+        let oob = load(&format!(
+            "{HEAD}int main(void) {{ unsigned n = __VERIFIER_nondet_uint();\n\
+             if (n == 0 || n > 8) return 0; int a[n]; a[n] = 1; return 0; }}"
+        ));
+        assert!(matches!(run(&oob, vec![5; 16]), Err(Fault::Undefined(_))));
     }
 
     #[test]

@@ -443,6 +443,37 @@ impl Lowerer<'_> {
         v
     }
 
+    /// For a variable-length array `T v[e]` (one dimension, `e` not a constant): `e` is
+    /// evaluated where `v` is declared, into a temporary recorded in
+    /// [`crate::ir::Program::vla_lengths`] (the array's type stays `T[]`).
+    fn vla_length(&mut self, v: VarId, name: &str, d: &Declarator, pos: SrcPos) -> R<()> {
+        if !matches!(self.prog.var(v).ty, CType::Array(_, None)) {
+            return Ok(());
+        }
+        let [dd] = d.derived.as_slice() else {
+            return Ok(());
+        };
+        let DerivedDeclarator::Array(a) = &dd.node else {
+            return Ok(());
+        };
+        let (ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e)) = &a.node.size
+        else {
+            return Ok(());
+        };
+        if self.try_const_eval(e).is_some() {
+            return Ok(());
+        }
+        let len = self.expr(e)?;
+        if !matches!(len.ty, CType::Int(_)) {
+            return Ok(());
+        }
+        let t = self.new_temp(&format!("{name}#len"), len.ty.clone(), pos);
+        let lhs = self.var_expr(t);
+        self.emit(EdgeKind::Assign { lhs, rhs: len }, pos);
+        self.prog.vla_lengths.push((v, t));
+        Ok(())
+    }
+
     pub(super) fn local_declaration(&mut self, d: &Declaration, span: &Span) -> R<()> {
         let specs = decl_specs(&d.specifiers);
         let base = self.base_type(&specs, span)?;
@@ -521,6 +552,7 @@ impl Lowerer<'_> {
                                     pos,
                                 );
                             }
+                            self.vla_length(v, &name, &id.node.declarator.node, pos)?;
                         }
                     }
                 }

@@ -290,6 +290,7 @@ impl<'a> Lowerer<'a> {
                 functions: Vec::new(),
                 externals: Vec::new(),
                 warnings: Vec::new(),
+                vla_lengths: Vec::new(),
             },
             scopes: vec![Scope::default()],
             file_names: HashSet::new(),
