@@ -135,7 +135,7 @@ impl<'p> Analysis<'p> {
         }
         for f in &prog.functions {
             for e in &f.edges {
-                for x in edge_exprs(&e.kind) {
+                for x in e.kind.exprs() {
                     note(x);
                 }
             }
@@ -401,27 +401,6 @@ impl<'p> Analysis<'p> {
                 break;
             }
         }
-    }
-}
-
-/// The expressions an edge reads or writes.
-fn edge_exprs(kind: &EdgeKind) -> Vec<&Expr> {
-    match kind {
-        EdgeKind::Assign { lhs, rhs } => vec![lhs, rhs],
-        EdgeKind::Havoc { lhs, .. } => vec![lhs],
-        EdgeKind::Assume(c) => vec![c],
-        EdgeKind::Call { callee, args, .. } => {
-            let mut v: Vec<&Expr> = args.iter().collect();
-            if let Callee::Indirect(e) = callee {
-                v.push(e);
-            }
-            v
-        }
-        EdgeKind::Return(Some(e)) => vec![e],
-        EdgeKind::Return(None)
-        | EdgeKind::Error { .. }
-        | EdgeKind::Halt { .. }
-        | EdgeKind::Skip => Vec::new(),
     }
 }
 

@@ -469,6 +469,31 @@ pub enum EdgeKind {
     Skip,
 }
 
+impl EdgeKind {
+    /// The expressions the edge evaluates or writes: an assignment's target and value, a
+    /// havoc's target, a condition, a call's arguments and the pointer of an indirect call,
+    /// a returned value.
+    pub fn exprs(&self) -> Vec<&Expr> {
+        match self {
+            EdgeKind::Assign { lhs, rhs } => vec![lhs, rhs],
+            EdgeKind::Havoc { lhs, .. } => vec![lhs],
+            EdgeKind::Assume(c) => vec![c],
+            EdgeKind::Call { callee, args, .. } => {
+                let mut v: Vec<&Expr> = args.iter().collect();
+                if let Callee::Indirect(e) = callee {
+                    v.push(e);
+                }
+                v
+            }
+            EdgeKind::Return(Some(e)) => vec![e],
+            EdgeKind::Return(None)
+            | EdgeKind::Error { .. }
+            | EdgeKind::Halt { .. }
+            | EdgeKind::Skip => Vec::new(),
+        }
+    }
+}
+
 /// An edge of a function's graph.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edge {

@@ -826,21 +826,7 @@ fn dereferenced(kind: &EdgeKind) -> Vec<Expr> {
         }
     }
     let mut out = Vec::new();
-    let exprs: Vec<&Expr> = match kind {
-        EdgeKind::Assign { lhs, rhs } => vec![lhs, rhs],
-        EdgeKind::Havoc { lhs, .. } => vec![lhs],
-        EdgeKind::Assume(c) => vec![c],
-        EdgeKind::Call { callee, args, .. } => {
-            let mut v: Vec<&Expr> = args.iter().collect();
-            if let Callee::Indirect(fp) = callee {
-                v.push(fp);
-            }
-            v
-        }
-        EdgeKind::Return(v) => v.iter().collect(),
-        EdgeKind::Error { .. } | EdgeKind::Halt { .. } | EdgeKind::Skip => Vec::new(),
-    };
-    for e in exprs {
+    for e in kind.exprs() {
         collect(e, &mut out);
     }
     out

@@ -315,11 +315,15 @@ impl<'p> Interp<'p> {
                 let v = self.eval(rhs)?;
                 let v = self.convert(v, &rhs.ty, &lhs.ty)?;
                 let place = self.place(lhs)?;
-                self.write(&place, v.clone())?;
-                if let ExprKind::Var(t) = lhs.kind
-                    && let Some(&(a, _)) = prog.vla_lengths.iter().find(|(_, l)| *l == t)
-                {
-                    self.size_vla(a, &v)?;
+                // The length of a variable-length array being declared (an integer).
+                let vla = match lhs.kind {
+                    ExprKind::Var(t) => prog.vla_lengths.iter().find(|(_, l)| *l == t),
+                    _ => None,
+                }
+                .map(|&(a, _)| (a, v.clone()));
+                self.write(&place, v)?;
+                if let Some((a, len)) = vla {
+                    self.size_vla(a, &len)?;
                 }
             }
             // An approximated construct has one effect the interpreter does not know: executing
