@@ -12,6 +12,11 @@ use cir::ir::{Expr, ExprKind, FuncId, Program, UnOp, VarId};
 use cir::pred::{PredScope, Predicate, PredicateSet, normalize, parse_predicate};
 use cir::smt::{Prover, SatAnswer};
 
+/// How many undecided prover queries [`Candidates::finish`] accepts before it keeps the
+/// remaining candidates without checking them (each such query costs the prover's whole
+/// resource limit).
+const MAX_UNDECIDED: usize = 2;
+
 /// The candidates of one refinement.
 pub(crate) struct Candidates {
     /// Who proposes them (recorded in each [`Reason`]).
@@ -125,11 +130,7 @@ impl Candidates {
     /// `g < 0`: the same Boolean variable twice gives c2bp nothing and costs it a predicate);
     /// equivalence is asked only of predicates over the same variables. Checked in one solver
     /// session. `\result` is no variable for the prover: a return predicate is kept as is.
-    pub(crate) fn finish(
-        mut self,
-        prover: &Prover<'_>,
-        existing: &PredicateSet,
-    ) -> (PredicateSet, Vec<Reason>) {
+    pub(crate) fn finish(mut self, prover: &Prover<'_>, existing: &PredicateSet) -> Chosen {
         let pending = std::mem::take(&mut self.pending);
         let checkable: Vec<usize> = (0..pending.len())
             .filter(|&i| !pending[i].0.is_return_predicate())
@@ -153,6 +154,7 @@ impl Candidates {
         let atoms: Vec<Expr> = preds.iter().map(|p| p.expr.clone()).collect();
         let vars: Vec<BTreeSet<VarId>> = preds.iter().map(|p| p.vars()).collect();
         let n = checkable.len();
+        let mut undecided = 0usize;
         let dropped: BTreeSet<usize> = if atoms.is_empty() {
             BTreeSet::new()
         } else {
@@ -160,23 +162,46 @@ impl Candidates {
                 cx.session(&atoms, |s| {
                     let mut kept: Vec<usize> = (n..atoms.len()).collect();
                     let mut dropped = BTreeSet::new();
-                    let unsat = |s: &mut cir::smt::Session<'_>, l: &[(usize, bool)]| {
-                        s.check(l) == SatAnswer::Unsat
-                    };
+                    // This filter only saves work later, so it must not cost more than it
+                    // saves: a query the prover cannot decide within its limit (non-linear
+                    // arithmetic, wrap-around) keeps the candidate unfiltered, and after
+                    // `MAX_UNDECIDED` such queries the remaining candidates are kept unchecked.
                     for k in 0..n {
-                        let constant = unsat(s, &[(k, true)]) || unsat(s, &[(k, false)]);
-                        let repeats = |s: &mut cir::smt::Session<'_>, j: usize| {
-                            let same_scope = preds[j].scope == preds[k].scope
-                                || preds[j].scope == PredScope::Global;
-                            if !same_scope || vars[j] != vars[k] {
-                                return false;
+                        if undecided >= MAX_UNDECIDED {
+                            kept.push(k);
+                            continue;
+                        }
+                        let mut unsat =
+                            |s: &mut cir::smt::Session<'_>, l: &[(usize, bool)]| match s.check(l) {
+                                SatAnswer::Unsat => Some(true),
+                                SatAnswer::Sat => Some(false),
+                                SatAnswer::Unknown => {
+                                    undecided += 1;
+                                    None
+                                }
+                            };
+                        let drop = (|| {
+                            if unsat(s, &[(k, true)])? || unsat(s, &[(k, false)])? {
+                                return Some(true);
                             }
-                            let iff = unsat(s, &[(k, true), (j, false)])
-                                && unsat(s, &[(k, false), (j, true)]);
-                            iff || (unsat(s, &[(k, true), (j, true)])
-                                && unsat(s, &[(k, false), (j, false)]))
-                        };
-                        if constant || kept.iter().any(|&j| repeats(s, j)) {
+                            for &j in &kept {
+                                let same_scope = preds[j].scope == preds[k].scope
+                                    || preds[j].scope == PredScope::Global;
+                                if !same_scope || vars[j] != vars[k] {
+                                    continue;
+                                }
+                                let iff = unsat(s, &[(k, true), (j, false)])?
+                                    && unsat(s, &[(k, false), (j, true)])?;
+                                if iff
+                                    || (unsat(s, &[(k, true), (j, true)])?
+                                        && unsat(s, &[(k, false), (j, false)])?)
+                                {
+                                    return Some(true);
+                                }
+                            }
+                            Some(false)
+                        })();
+                        if drop == Some(true) {
                             dropped.insert(checkable[k]);
                         } else {
                             kept.push(k);
@@ -193,8 +218,24 @@ impl Candidates {
             push(&mut self.out, p, &r.scope);
             self.reasons.push(r);
         }
-        (self.out, self.reasons)
+        Chosen {
+            preds: self.out,
+            reasons: self.reasons,
+            undecided,
+        }
     }
+}
+
+/// What [`Candidates::finish`] kept.
+pub struct Chosen {
+    /// The predicates kept.
+    pub preds: PredicateSet,
+    /// Why each was proposed, in the order of `preds`.
+    pub reasons: Vec<Reason>,
+    /// Queries of the filter the prover left undecided within its resource limit: the new
+    /// predicates raise questions the encoding cannot answer cheaply (in integer mode, often
+    /// nested wrap-arounds or non-linear terms).
+    pub undecided: usize,
 }
 
 fn push(set: &mut PredicateSet, p: Predicate, scope_name: &str) {

@@ -462,8 +462,8 @@ fn predicates(
         }
     }
     let prover = Prover::new(prog, opts.sem).with_rlimit(opts.rlimit);
-    let (set, reasons) = cands.finish(&prover, existing);
-    cap(set, reasons, hopts.max_atoms)
+    let chosen = cands.finish(&prover, existing);
+    cap(chosen.preds, chosen.reasons, hopts.max_atoms)
 }
 
 /// The forms of the atom `phi` of relation `r`'s invariant inside the segments that lead to

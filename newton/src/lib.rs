@@ -124,6 +124,9 @@ pub struct Refutation {
     pub reasons: Vec<Reason>,
     /// Conjuncts dropped because a weakest precondition was not expressible.
     pub dropped_conjuncts: usize,
+    /// Queries about the new predicates (are they constant, do they repeat one present) the
+    /// prover left undecided within its resource limit; such predicates are kept unchecked.
+    pub undecided_queries: usize,
     /// The new predicates.
     #[serde(skip)]
     pub preds: PredicateSet,
@@ -397,7 +400,7 @@ fn analyze_in(
     match refine::feasibility(&pf, opts.sem, opts.rlimit) {
         refine::Feasibility::Infeasible { prefix_end, core } => {
             let prover = Prover::new(prog, opts.sem).with_rlimit(opts.rlimit);
-            let (new, reasons) = refine::predicates(prog, pts, &pf, path, &core, preds, &prover);
+            let chosen = refine::predicates(prog, pts, &pf, path, &core, preds, &prover);
             let core_steps: BTreeSet<usize> =
                 core.iter().map(|&c| pf.conjuncts[c].origin).collect();
             Outcome::Infeasible(Box::new(Refutation {
@@ -407,10 +410,11 @@ fn analyze_in(
                     .into_iter()
                     .map(|j| path_step(prog, path, j))
                     .collect(),
-                new_predicates: cir::pred::predicate_file_text(&new),
-                reasons,
+                new_predicates: cir::pred::predicate_file_text(&chosen.preds),
+                reasons: chosen.reasons,
                 dropped_conjuncts: pf.dropped,
-                preds: new,
+                undecided_queries: chosen.undecided,
+                preds: chosen.preds,
                 horn: None,
             }))
         }

@@ -48,7 +48,7 @@ use cir::pred::{PredicateSet, result_expr};
 use cir::smt::{Prover, SatAnswer, Semantics};
 use cir::types::CType;
 
-use crate::candidates::Candidates;
+use crate::candidates::{Candidates, Chosen};
 pub use crate::candidates::{Reason, Refiner};
 use crate::symbolic::{PathFormula, SymKind, edge, fresh_var, owner, path_formula_then, vars_of};
 
@@ -173,7 +173,7 @@ pub fn predicates(
     core: &[usize],
     existing: &PredicateSet,
     prover: &Prover<'_>,
-) -> (PredicateSet, Vec<Reason>) {
+) -> Chosen {
     let cands = Candidates::new(prog, existing, Refiner::Wp);
     let mut cx = Ctx::new(prog, pts, pf, path, prover, cands);
     if let Some(end) = core.iter().map(|&c| pf.conjuncts[c].origin + 1).max() {

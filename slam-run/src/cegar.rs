@@ -22,7 +22,10 @@
 //!
 //! With [`Precision::Auto`] the loop starts in integer mode; a path newton leaves undecided
 //! because of that encoding (its model does not replay) is re-checked bit-precisely, and if
-//! that decides it the run continues bit-precisely ([`Cegar::recheck_bitvector`]).
+//! that decides it the run continues bit-precisely ([`Cegar::recheck_bitvector`]). So does a
+//! path newton refutes with predicates the integer encoding cannot reason about (queries about
+//! them undecided within the prover's limit) when the bit-precise encoding refutes it with
+//! predicates it can.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::ControlFlow;
@@ -530,11 +533,28 @@ impl<'r> Cegar<'r> {
         self.report(abs.index, Phase::Newton, it);
         let t = Stopwatch::start();
         let mut res = self.newton(path);
-        if let newton::Outcome::Unknown { reason, kind } = &res
-            && self.may_switch
-            && kind.may_depend_on_precision()
-        {
-            res = self.recheck_bitvector(path, reason.clone(), it);
+        if self.may_switch {
+            match &res {
+                newton::Outcome::Unknown { reason, kind } if kind.may_depend_on_precision() => {
+                    res = self.recheck_bitvector(path, reason.clone(), it);
+                }
+                newton::Outcome::Infeasible(r) if r.undecided_queries > 0 => {
+                    // The path is refuted, but the prover could not decide queries about
+                    // its new predicates in integer mode: c2bp's queries about them would
+                    // fare no better. Bit-precisely they may be easy (nested wrap-arounds
+                    // are); switch when that refutes the path too, else keep this answer.
+                    let reason = format!(
+                        "{} queries about the new predicates undecided in integer mode",
+                        r.undecided_queries
+                    );
+                    let bv = self.bit_precise(path);
+                    if matches!(&bv, newton::Outcome::Infeasible(b) if b.undecided_queries == 0) {
+                        self.switch_to_bitvector(reason, it);
+                        res = bv;
+                    }
+                }
+                _ => {}
+            }
         }
         (it.newton_seconds, it.newton_cpu_seconds) = t.stop();
         self.keep
@@ -573,38 +593,54 @@ impl<'r> Cegar<'r> {
 
     /// Re-checks `path`, which newton left undecided in integer mode for `reason`, with the
     /// bit-precise encoding. If that decides it, the run switches to bit-precise reasoning for
-    /// good (recorded in `it`): c2bp, newton and constrain use it from now on (c2bp's header
-    /// records it, and its cache, keyed by the options, starts afresh); the predicates and
-    /// constraints found so far stay ([`Precision`] says why that is sound). A feasible
-    /// answer is newton's, so it has been replayed on the concrete program.
+    /// good ([`Cegar::switch_to_bitvector`]). A feasible answer is newton's, so it has been
+    /// replayed on the concrete program.
     fn recheck_bitvector(
         &mut self,
         path: &[CStep],
         reason: String,
         it: &mut Iteration,
     ) -> newton::Outcome {
-        let opts = newton::Options {
-            sem: cir::smt::Semantics {
-                bitvector: true,
-                ..self.newton_opts.sem
-            },
-            ..self.newton_opts
-        };
-        let res = newton::analyze(self.prog, &self.pts, &self.preds, path, &opts);
+        let res = self.bit_precise(path);
         if let newton::Outcome::Unknown { reason: bv, kind } = res {
             return newton::Outcome::Unknown {
                 reason: format!("{bv} (re-checked bit-precisely; in integer mode: {reason})"),
                 kind,
             };
         }
+        self.switch_to_bitvector(reason, it);
+        res
+    }
+
+    /// newton on `path` with the bit-precise encoding (nothing else changes).
+    fn bit_precise(&self, path: &[CStep]) -> newton::Outcome {
+        let opts = newton::Options {
+            sem: self.bit_precise_sem(),
+            ..self.newton_opts
+        };
+        newton::analyze(self.prog, &self.pts, &self.preds, path, &opts)
+    }
+
+    fn bit_precise_sem(&self) -> cir::smt::Semantics {
+        cir::smt::Semantics {
+            bitvector: true,
+            ..self.newton_opts.sem
+        }
+    }
+
+    /// From now on the run reasons bit-precisely, for `reason` (recorded in `it`): c2bp,
+    /// newton and constrain (c2bp's header records it, and its cache, keyed by the options,
+    /// starts afresh); the predicates and constraints found so far stay ([`Precision`] says
+    /// why that is sound).
+    fn switch_to_bitvector(&mut self, reason: String, it: &mut Iteration) {
         tracing::info!(iteration = it.index, %reason, "switching to bit-precise reasoning");
+        let sem = self.bit_precise_sem();
         self.may_switch = false;
-        self.newton_opts.sem = opts.sem;
-        self.c2bp_opts.sem = opts.sem;
-        self.constrain_opts.sem = opts.sem;
+        self.newton_opts.sem = sem;
+        self.c2bp_opts.sem = sem;
+        self.constrain_opts.sem = sem;
         self.keep.bitvector_from(it.index);
         it.precision_switch = Some(reason);
-        res
     }
 
     /// The Horn refiner on a trace newton refuted without it (divergence, or NDF in `auto`):

@@ -162,7 +162,9 @@ pub enum Precision {
     Bv,
     /// Integers, switching the run to bit-vectors at the first path newton leaves undecided
     /// because of the integer encoding (a model that does not replay) and that the
-    /// bit-precise encoding decides.
+    /// bit-precise encoding decides, or at the first path newton refutes with predicates
+    /// whose queries integer mode leaves undecided (nested wrap-arounds, non-linear terms)
+    /// and the bit-precise encoding refutes with predicates it decides.
     #[default]
     Auto,
 }

@@ -54,7 +54,9 @@ struct Args {
     /// non-constant operand uninterpreted within range), bv (bit-precise: machine integers
     /// with wrap-around everywhere) or auto (int, and bv for the rest of the run from the
     /// first path whose integer model does not replay on the program and that the
-    /// bit-precise check decides; the summary line says `precision=int→bv@N`). Default: auto.
+    /// bit-precise check decides, or whose new predicates raise queries integer mode leaves
+    /// undecided and that the bit-precise check refutes with decidable ones; the summary line
+    /// says `precision=int→bv@N`). Default: auto.
     #[arg(long, value_name = "MODE")]
     precision: Option<slam_run::Precision>,
     /// The same as --precision bv (an error with --precision int or auto).

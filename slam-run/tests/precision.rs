@@ -9,6 +9,12 @@
 //! - `xor.c`: XOR and OR with a variable operand (`(x ^ y) + 5` with `y == x`, `4 | x`).
 //! - `wrap.c`: the wrap-around of an unsigned counter (`c + 1 < c`) and a bit set in it.
 //! - `mix.c`: a negative `int` converted to `unsigned int`, with a bit OR-ed in.
+//!
+//! `powers.c` is the other reason to switch: its paths replay in integer mode and newton
+//! refutes them, but the predicates it finds (`y * 2 * 2 % 3 == 0` over an unsigned `y`:
+//! nested wrap-arounds) raise queries integer mode cannot decide, so the abstraction never
+//! gets precise enough; `auto` switches when the bit-precise check refutes the path with
+//! predicates it decides.
 
 mod common;
 
@@ -105,6 +111,39 @@ fn wrap_around_of_an_unsigned_counter() {
 fn signed_unsigned_mix() {
     undecided_in_int_decided_in_auto("mix.c");
     mutant_is_false("mix.c", "v = u | k", "v = u & k");
+}
+
+/// `powers.c` (module doc) is TRUE in `auto`, which switches for the undecided queries (in
+/// integer mode c2bp spends about a minute on them and the run does not end); `y % 4`
+/// instead of `y % 3` is FALSE. With the `wp` refiner: the Horn refiner's Spacer spends
+/// seconds on the wrap-arounds and helps no more here.
+#[test]
+fn predicates_integer_mode_cannot_decide() {
+    let text = std::fs::read_to_string(data("powers.c")).expect("read");
+    let cfg = |precision| slam_run::Config {
+        precision,
+        refine: newton::RefineMode::Wp,
+        max_iterations: 30,
+        ..slam_run::Config::default()
+    };
+    let auto = common::run_text("powers.c", &text, &cfg(Precision::Auto));
+    assert!(
+        matches!(auto.verdict, Verdict::True),
+        "auto: {}",
+        auto.verdict.line()
+    );
+    let (at, why) = auto.precision_change().expect("auto switched");
+    assert!(why.ends_with("undecided in integer mode"), "{why}");
+    for i in &auto.iterations {
+        assert_eq!(i.bitvector, i.index > at, "round {}", i.index);
+    }
+
+    let mutant = text.replace("y % 3 == 0", "y % 4 == 0");
+    let r = common::run_text("mutant-powers.c", &mutant, &cfg(Precision::Auto));
+    match &r.verdict {
+        Verdict::False(cex) => assert!(!cex.steps.is_empty(), "empty counterexample"),
+        v => panic!("mutant: expected FALSE, got {}", v.line()),
+    }
 }
 
 /// `--bitvector` is `--precision bv`: with `--precision int` it is a usage error.
