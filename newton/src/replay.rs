@@ -38,7 +38,8 @@ pub struct Input {
     pub local: Option<LocalInit>,
 }
 
-/// The uninitialised scalar local an initial value is for.
+/// The uninitialised local (a scalar, or an element of an array of integers) an initial
+/// value is for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LocalInit {
     /// The function.
@@ -47,6 +48,8 @@ pub struct LocalInit {
     pub variable: String,
     /// The step of the call that entered the activation (`None`: `main`'s).
     pub entered_at: Option<usize>,
+    /// For an element of a local array of integers: its index (`variable[element]`).
+    pub element: Option<usize>,
 }
 
 /// One step of a counterexample.
@@ -295,8 +298,29 @@ impl Inputs<'_> {
         let int = matches!(ty, CType::Int(_));
         let values = src.fresh(kind, n, int);
         let v = values.first().copied().unwrap_or(0);
+        let uninit = matches!(kind, SymKind::Uninit { .. });
+        if uninit
+            && let CType::Array(t, _) = ty
+            && matches!(**t, CType::Int(_))
+            && let Some(local) = &input.local
+        {
+            // The elements of a local array of integers, each listed when not 0 (the value
+            // a witness's replay gives an element it does not list).
+            for (i, &e) in values.iter().enumerate().filter(|(_, e)| **e != 0) {
+                let name = format!("{}[{i}]", local.variable);
+                self.inputs.push(Input {
+                    what: format!("initial value of `{name}` in `{}`", local.function),
+                    value: e,
+                    local: Some(LocalInit {
+                        element: Some(i),
+                        ..local.clone()
+                    }),
+                    ..input.clone()
+                });
+            }
+        }
         q.values.extend(values);
-        let listed = !matches!(kind, SymKind::Uninit { .. }) || src.listed(kind, v);
+        let listed = !uninit || src.listed(kind, v);
         if int && listed {
             self.inputs.push(Input { value: v, ..input });
         }
@@ -324,6 +348,7 @@ impl Inputs<'_> {
                 function: f.name.clone(),
                 variable: info.name.clone(),
                 entered_at,
+                element: None,
             });
             let input = Input {
                 what: format!("initial value of `{}` in `{}`", info.name, f.name),

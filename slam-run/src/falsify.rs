@@ -22,7 +22,9 @@
 //! The oracle: the first run draws every value 0 (the smallest values matter most: a loop
 //! counter that starts at 0, a nondet value whose 0 takes the error branch); when that run
 //! ends without the error (exit, blocked, undefined behaviour), later runs draw the results of
-//! `__VERIFIER_nondet_*` calls and the initial values of uninitialised locals from
+//! `__VERIFIER_nondet_*` calls and the initial values of uninitialised locals (scalars and
+//! one-dimensional arrays of integers: all elements 0, all one value, each its own, or one
+//! value with zeros scattered) from
 //! [`SplitMix64`] (small values, the type's bounds, or any value of the range), a new seed
 //! per run. Every other value (havocs, results of other functions without a body, unmodelled
 //! initialisers, allocated contents) is 0 and the first enabled edge is taken: exactly the
@@ -429,7 +431,8 @@ fn nondet_nodes(prog: &Program) -> Vec<Vec<bool>> {
 }
 
 /// The falsifier's oracle: 0 everywhere, except, with a seed, the results of nondet calls and
-/// the initial values of uninitialised scalar locals (module doc). Records what it draws.
+/// the initial values of uninitialised locals, scalars and arrays of integers (module doc).
+/// Records what it draws.
 struct RunOracle {
     rng: Option<SplitMix64>,
     /// The next value is a nondet call's result.
@@ -438,6 +441,22 @@ struct RunOracle {
     drew_random: bool,
     /// The values drawn since the last take.
     drawn: Vec<i128>,
+    /// How the elements of the uninitialised array being drawn are chosen.
+    elements: Elements,
+}
+
+/// How a run chooses the elements of an uninitialised local array (with a seed), drawn anew
+/// for each array: all 0, all one drawn value, each drawn, or one drawn value with zeros
+/// scattered at a rate of 2^-k. An error behind a scan of the array
+/// (`for (i = 0; A[i] != 0; i++)`) needs hundreds of non-zero elements, then a zero,
+/// which independent draws seldom give.
+#[derive(Debug, Clone, Copy)]
+enum Elements {
+    Zero,
+    Same(i128),
+    Each,
+    /// The value, and `k`.
+    Holes(i128, u32),
 }
 
 impl RunOracle {
@@ -447,6 +466,7 @@ impl RunOracle {
             nondet: false,
             drew_random: false,
             drawn: Vec::new(),
+            elements: Elements::Zero,
         }
     }
 
@@ -486,6 +506,34 @@ impl Oracle for RunOracle {
     }
     fn initial(&mut self, _var: VarId, lo: i128, hi: i128) -> i128 {
         let v = self.pick(lo, hi);
+        self.drawn.push(v);
+        v
+    }
+    fn initial_element(&mut self, _var: VarId, index: usize, lo: i128, hi: i128) -> i128 {
+        if index == 0 {
+            self.elements = match self.rng.as_mut().map(|r| r.below(4)) {
+                Some(1) => Elements::Same(self.pick(lo, hi)),
+                Some(2) => Elements::Each,
+                Some(3) => {
+                    let k = self.rng.as_mut().map_or(1, |r| r.below(12) + 1);
+                    Elements::Holes(self.pick(lo, hi), u32::try_from(k).unwrap_or(1))
+                }
+                _ => Elements::Zero,
+            };
+        }
+        self.drew_random = true;
+        let v = match self.elements {
+            Elements::Zero => 0i128.clamp(lo, hi),
+            Elements::Same(v) => v,
+            Elements::Each => self.pick(lo, hi),
+            Elements::Holes(v, k) => {
+                let hole = self
+                    .rng
+                    .as_mut()
+                    .is_some_and(|r| r.next_u64() >> (64 - k) == 0);
+                if hole { 0i128.clamp(lo, hi) } else { v }
+            }
+        };
         self.drawn.push(v);
         v
     }

@@ -1,6 +1,7 @@
 //! The concrete-execution falsifier (`--falsify auto`): bugs behind 1,000 loop iterations are
 //! FALSE with a counterexample replayed on the concrete interpreter and a violation witness
-//! that checks, whether they need no input, the input 0 or a large input; a safe loop stays
+//! that checks, whether they need no input, the input 0, a large input or the non-zero
+//! elements of an uninitialised array; a safe loop stays
 //! TRUE with the falsifier's steps within the run's budget; a run that meets undefined
 //! behaviour before the error is no counterexample; a program the interpreter cannot start
 //! costs one start, not the whole budget.
@@ -36,8 +37,8 @@ fn calls(r: &slam_run::RunResult) -> Vec<&FalsifyRun> {
 
 /// Runs `name` with the falsifier on (and the weakest-precondition refiner, which alone
 /// would follow the loop one iteration at a time), expects FALSE from the falsifier, and
-/// checks the counterexample's violation witness; the witness's size in bytes.
-fn false_with_witness(name: &str) -> usize {
+/// checks the counterexample's violation witness; the witness's text.
+fn false_with_witness(name: &str) -> String {
     let path = data(name);
     let cfg = config(newton::RefineMode::Wp, FalsifyOptions::default());
     let r = common::run_file(&path, &cfg);
@@ -58,12 +59,12 @@ fn false_with_witness(name: &str) -> usize {
     let w = violation(&prog, cex, &info);
     let checked = check_violation(&prog, &source, &w).expect("the witness checks");
     assert!(checked.steps > 1000, "{name}: {checked:?}");
-    w.len()
+    w
 }
 
 #[test]
 fn a_bug_behind_a_thousand_iterations_is_false_with_a_witness() {
-    let size = false_with_witness("deep_const_bug.c");
+    let size = false_with_witness("deep_const_bug.c").len();
     // One node and one edge per step: a few hundred bytes each.
     assert!(size < 2_000_000, "{size} bytes");
 }
@@ -76,6 +77,34 @@ fn a_bug_behind_a_thousand_iterations_with_input_zero_is_false() {
 #[test]
 fn a_bug_that_needs_a_large_input_is_found_by_the_seeded_runs() {
     false_with_witness("deep_large_input_bug.c");
+}
+
+/// The seeded runs draw the elements of an uninitialised local array too; the witness gives
+/// them (`a[3] == V;`), and without them its replay does not reach the error.
+#[test]
+fn a_bug_behind_an_uninitialised_array_has_a_witness_with_its_elements() {
+    let name = "deep_array_bug.c";
+    let w = false_with_witness(name);
+    let given: Vec<&str> = w.match_indices("a[").map(|(i, _)| &w[i..]).collect();
+    assert!(given.len() > 600, "{} elements given", given.len());
+    assert!(w.contains("a[0] == "));
+    // The same witness with every element's assumption removed replays with zeros.
+    let stripped: String = w
+        .lines()
+        .map(|l| {
+            if l.contains("<data key=\"assumption\">a[") {
+                let kept: Vec<&str> = l.split(';').filter(|p| !p.contains("a[")).collect();
+                kept.join(";")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let path = data(name);
+    let source = std::fs::read(&path).expect("source");
+    let prog = cir::load_file(&path, &cir::LowerOptions::default()).expect("lowers");
+    assert!(check_violation(&prog, &source, &stripped).is_err());
 }
 
 #[test]

@@ -67,6 +67,14 @@ pub trait Oracle {
         let _ = var;
         self.value(lo, hi)
     }
+    /// The initial value, in `lo..=hi`, of element `index` of the uninitialised local `var`,
+    /// an array of integers of one dimension, of a function being entered (asked for each
+    /// element in order, after [`Oracle::initial`] for the scalars before it). By default
+    /// the next [`Oracle::value`], as for every other aggregate's contents.
+    fn initial_element(&mut self, var: VarId, index: usize, lo: i128, hi: i128) -> i128 {
+        let _ = (var, index);
+        self.value(lo, hi)
+    }
 }
 
 /// Why a run stopped before its end: the prefix executed so far is a real execution.
@@ -517,14 +525,22 @@ impl<'p> Interp<'p> {
         }
         for &l in &func.locals {
             let ty = &self.prog.var(l).ty;
-            let v = match ty {
-                CType::Int(k) => {
-                    let (lo, hi) = k.range(self.prog.data_model);
-                    Value::Int(oracle.initial(l, lo, hi).clamp(lo, hi))
-                }
+            let v = if let CType::Int(k) = ty {
+                let (lo, hi) = k.range(self.prog.data_model);
+                Value::Int(oracle.initial(l, lo, hi).clamp(lo, hi))
+            } else if self.is_vla(l) {
                 // A variable-length array has no elements until its declaration runs.
-                _ if self.is_vla(l) => Value::Array(Vec::new()),
-                _ => self.fresh(ty, Some(oracle))?,
+                Value::Array(Vec::new())
+            } else if let CType::Array(t, Some(n)) = ty
+                && let CType::Int(k) = &**t
+                && *n <= MAX_ARRAY
+            {
+                let (lo, hi) = k.range(self.prog.data_model);
+                let n = usize::try_from(*n).unwrap_or(0);
+                let mut element = |i| oracle.initial_element(l, i, lo, hi).clamp(lo, hi);
+                Value::Array((0..n).map(|i| Value::Int(element(i))).collect())
+            } else {
+                self.fresh(ty, Some(oracle))?
             };
             vars.insert(l, self.alloc(v));
         }

@@ -8,7 +8,7 @@
 //! `assumption` `\result == V;` with `assumption.resultfunction` and `assumption.scope`. The
 //! initial values of the uninitialised locals the path depends on follow the entry of their
 //! activation (main's: first) on an edge of their own, `assumption` `x == V; y == W;` with
-//! `assumption.scope` the function.
+//! `assumption.scope` the function (an element of a local array of integers not 0: `a[3] == V;`).
 //!
 //!
 //! **Checking** ([`check_violation`]). The GraphML must be well-formed, declare every key it
@@ -39,14 +39,17 @@ pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> St
         .collect();
     // The initial values of uninitialised locals, by the step that entered their activation
     // (`None`: main's).
-    let mut initial: HashMap<Option<usize>, Vec<(&str, &str, i128)>> = HashMap::new();
+    let mut initial: HashMap<Option<usize>, Vec<(&str, String, i128)>> = HashMap::new();
     for i in &cex.inputs {
         if let Some(l) = &i.local {
-            initial.entry(l.entered_at).or_default().push((
-                l.function.as_str(),
-                l.variable.as_str(),
-                i.value,
-            ));
+            let name = match l.element {
+                Some(e) => format!("{}[{e}]", l.variable),
+                None => l.variable.clone(),
+            };
+            initial
+                .entry(l.entered_at)
+                .or_default()
+                .push((l.function.as_str(), name, i.value));
         }
     }
     // The path's edges (the last one into the violation node), then the graph.
@@ -113,8 +116,9 @@ pub fn violation(prog: &Program, cex: &Counterexample, info: &WitnessInfo) -> St
 }
 
 /// The data of an edge without a source line that gives the initial values of the
-/// uninitialised locals of the activation just entered: `x == 5; y == -1;` in its scope.
-fn initial_values(values: &[(&str, &str, i128)]) -> Data {
+/// uninitialised locals of the activation just entered: `x == 5; y == -1; a[3] == 7;` in its
+/// scope (an element of a local array of integers by its index).
+fn initial_values(values: &[(&str, String, i128)]) -> Data {
     let function = values.first().map(|v| v.0).unwrap_or("main");
     let conj: Vec<String> = values
         .iter()
@@ -142,7 +146,7 @@ pub struct Checked {
 #[derive(Default)]
 struct Values {
     queue: VecDeque<i128>,
-    initial: HashMap<cir::ir::VarId, i128>,
+    initial: InitialValues,
 }
 
 impl Oracle for Values {
@@ -153,7 +157,13 @@ impl Oracle for Values {
         0
     }
     fn initial(&mut self, var: cir::ir::VarId, lo: i128, hi: i128) -> i128 {
-        self.initial.remove(&var).unwrap_or(0).clamp(lo, hi)
+        self.initial.remove(&(var, None)).unwrap_or(0).clamp(lo, hi)
+    }
+    fn initial_element(&mut self, var: cir::ir::VarId, index: usize, lo: i128, hi: i128) -> i128 {
+        self.initial
+            .remove(&(var, Some(index)))
+            .unwrap_or(0)
+            .clamp(lo, hi)
     }
 }
 
@@ -190,25 +200,50 @@ fn initial_assumption(e: &WEdge) -> Result<Option<ScopedValues>, WitnessError> {
     Ok(Some((scope, values)))
 }
 
-/// The initial values of `scope`'s locals by variable, from `(name, value)` pairs.
+/// The initial values of `scope`'s locals by variable (and element, for `a[3]`), from
+/// `(name, value)` pairs.
 fn initial_values_of(
     prog: &Program,
     scope: &str,
     values: &[(String, i128)],
-) -> Result<HashMap<cir::ir::VarId, i128>, WitnessError> {
+) -> Result<InitialValues, WitnessError> {
     let f = prog
         .function(scope)
         .ok_or_else(|| WitnessError(format!("assumption scope `{scope}` is not a function")))?;
     values
         .iter()
-        .map(|(name, v)| {
-            f.locals
+        .map(|(text, v)| {
+            let (name, element) = match text.split_once('[') {
+                Some((n, rest)) => {
+                    let index = rest
+                        .strip_suffix(']')
+                        .and_then(|i| i.trim().parse::<usize>().ok())
+                        .ok_or_else(|| {
+                            WitnessError(format!("`{text}` is not `a[INDEX]` (assumption)"))
+                        })?;
+                    (n.trim(), Some(index))
+                }
+                None => (text.as_str(), None),
+            };
+            let l = f
+                .locals
                 .iter()
-                .find(|&&l| prog.var(l).name == *name)
-                .map(|&l| (l, *v))
+                .copied()
+                .find(|&l| prog.var(l).name == name)
                 .ok_or_else(|| {
                     WitnessError(format!("`{name}` is not a local of `{scope}` (assumption)"))
-                })
+                })?;
+            if let Some(i) = element {
+                let fits = matches!(&prog.var(l).ty,
+                    cir::types::CType::Array(t, Some(n))
+                        if matches!(**t, cir::types::CType::Int(_)) && (i as u64) < *n);
+                if !fits {
+                    return err(format!(
+                        "`{text}` is not an element of a local array of integers (assumption)"
+                    ));
+                }
+            }
+            Ok(((l, element), *v))
         })
         .collect()
 }
@@ -264,8 +299,9 @@ fn nondet_values(path: &[WEdge]) -> Result<VecDeque<(String, i128, Option<u32>)>
 }
 
 /// The initial values of locals the path gives: main's (before any call), and by `k` those of
-/// the activation entered by the k-th call of a defined function.
-type InitialValues = HashMap<cir::ir::VarId, i128>;
+/// the activation entered by the k-th call of a defined function. Keyed by variable and, for
+/// an element of an array, its index.
+type InitialValues = HashMap<(cir::ir::VarId, Option<usize>), i128>;
 
 fn initial_values_by_activation(
     prog: &Program,
