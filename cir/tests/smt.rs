@@ -1061,3 +1061,25 @@ fn signed_to_unsigned_by_cases_is_the_modular_value() {
     let le = bin(&p, BinOp::Le, ux, ku(4294967295));
     assert_eq!(valid(&p, INT, &[], &le), Answer::Valid);
 }
+
+/// The `\result` of a return predicate, read as it stands (as constrain's atoms are), is a
+/// value of its type in both modes: an `unsigned char` one promoted in `\result - 1` (in
+/// bit-vector mode its width must be 8, not a pointer's), within its range, the same value
+/// wherever it occurs.
+#[test]
+fn a_result_marker_is_a_value_of_its_type() {
+    let p = ilp32();
+    let uchar = ty(IntKind::UChar);
+    let res = || cast(CType::INT, cir::pred::result_expr(uchar.clone()));
+    let minus_one = bin(&p, BinOp::Sub, res(), k(1));
+    for sem in [INT, BV] {
+        // \result - 1 != 3 does not follow from nothing, but from \result == 5 it does.
+        let goal = bin(&p, BinOp::Ne, minus_one.clone(), k(3));
+        assert_eq!(valid(&p, sem, &[], &goal), Answer::NotValid, "{sem}");
+        let five = eq(&p, res(), k(5));
+        assert_eq!(valid(&p, sem, &[five], &goal), Answer::Valid, "{sem}");
+        // An unsigned char is at most 255.
+        let below = bin(&p, BinOp::Le, res(), k(255));
+        assert_eq!(valid(&p, sem, &[], &below), Answer::Valid, "{sem}");
+    }
+}

@@ -676,6 +676,18 @@ impl<'p> Encoder<'p> {
                     self.var(*v)
                 }
             }
+            // The `\result` of a return predicate read as it stands (constrain's atoms): a
+            // value of its type, the same one wherever it occurs in the query (by type: in
+            // bit-vector mode the width must be the type's).
+            ExprKind::Func(_) if crate::pred::is_result(e) && e.ty.is_integer() => {
+                let r = self.repr_or_opaque(&e.ty);
+                let v = self.named(
+                    &format!("\\result {}{}", if r.signed { 'i' } else { 'u' }, r.width),
+                    r,
+                );
+                self.range_fact(&v, r);
+                v
+            }
             ExprKind::Func(_) | ExprKind::Str(_) => self.address(e),
             ExprKind::Deref(p) if matches!(e.ty, CType::Func(_)) => self.value_as_pointer(p),
             ExprKind::Deref(_) | ExprKind::Field(..) | ExprKind::Index(..) => match &e.ty {
