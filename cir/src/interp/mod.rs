@@ -756,6 +756,11 @@ impl<'p> Interp<'p> {
 
     /// The value at a place (undefined when the object is dead or the path leaves it).
     fn read(&self, p: &Ptr) -> Result<Value, Fault> {
+        self.inspect(p, Value::clone)
+    }
+
+    /// `f` of the value at a place, which it borrows (no copy of an array to see its length).
+    fn inspect<R>(&self, p: &Ptr, f: impl FnOnce(&Value) -> R) -> Result<R, Fault> {
         let Ptr::Obj { obj, path } = p else {
             return undefined("access through a non-object pointer");
         };
@@ -775,7 +780,7 @@ impl<'p> Interp<'p> {
                 _ => return undefined("access out of bounds"),
             };
         }
-        Ok(v.clone())
+        Ok(f(v))
     }
 
     fn write(&mut self, p: &Ptr, value: Value) -> Result<(), Fault> {
@@ -815,15 +820,19 @@ impl<'p> Interp<'p> {
         let Some(last) = path.pop() else {
             return unsupported("pointer arithmetic outside an array");
         };
-        let container = self.read(&Ptr::Obj {
+        let container = Ptr::Obj {
             obj,
             path: path.clone(),
+        };
+        let len = self.inspect(&container, |v| match v {
+            Value::Array(elems) => Some(elems.len()),
+            _ => None,
         })?;
-        let Value::Array(elems) = container else {
+        let Some(len) = len else {
             return unsupported("pointer arithmetic outside an array");
         };
         let n = i128::from(last) + k;
-        if n < 0 || n > elems.len() as i128 {
+        if n < 0 || n > len as i128 {
             return undefined("pointer arithmetic out of the array");
         }
         path.push(u32::try_from(n).unwrap_or(u32::MAX));
