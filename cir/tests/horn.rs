@@ -276,6 +276,35 @@ fn minimisation_keeps_what_the_clauses_need() {
     assert_eq!(minimize(&p, &prob, wrong.clone(), 32, 5_000_000), wrong);
 }
 
+/// A solution of Houdini's shape — one conjunct the clauses need among a hundred they do
+/// not — is minimised within a budget of checks far below its size: the unneeded ones go in
+/// blocks.
+#[test]
+fn minimisation_drops_unneeded_conjuncts_in_blocks() {
+    let p = program();
+    let x = var(&p, "x");
+    let bad = bin(
+        BinOp::LogAnd,
+        bin(BinOp::Ge, x.clone(), k(100)),
+        bin(BinOp::Ne, x.clone(), k(100)),
+    );
+    let prob = counter(&p, 100, bad);
+    let mut interp: Vec<Expr> = (0..100)
+        .map(|i| bin(BinOp::Ne, x.clone(), k(1000 + i)))
+        .collect();
+    interp.insert(57, bin(BinOp::Le, x.clone(), k(100)));
+    let sol = Solution {
+        interps: vec![interp],
+    };
+    assert!(holds(&p, &prob, &sol.interps, None, 5_000_000));
+    let min = minimize(&p, &prob, sol.clone(), 32, 5_000_000);
+    assert_eq!(texts(&p, &min.interps[0]), vec!["x <= 100".to_string()]);
+    // Out of checks: what has been dropped so far stays dropped, the rest stays.
+    let part = minimize(&p, &prob, sol.clone(), 3, 5_000_000);
+    assert!(part.interps[0].len() < sol.interps[0].len());
+    assert!(holds(&p, &prob, &part.interps, None, 5_000_000));
+}
+
 #[test]
 fn unsigned_wrap_around_is_read_back_exactly() {
     // u counts up from 0 while u < 10, as an `unsigned` (the encoding wraps it modulo 2^32):

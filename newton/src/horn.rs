@@ -57,7 +57,7 @@ pub struct HornOptions {
     pub rlimit: u32,
     /// At most this many new predicates per refinement.
     pub max_atoms: usize,
-    /// At most this many conjuncts in a solution for it to be minimised.
+    /// At most this many checks to minimise a solution ([`chc::minimize`]).
     pub max_minimize: usize,
     /// At most this many checks of Houdini's candidate invariants before Spacer.
     pub max_houdini_checks: usize,
@@ -69,7 +69,7 @@ impl Default for HornOptions {
             variant: Variant::Path,
             rlimit: chc::HornOptions::default().rlimit,
             max_atoms: 12,
-            max_minimize: 48,
+            max_minimize: 96,
             max_houdini_checks: 2000,
         }
     }

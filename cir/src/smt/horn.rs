@@ -26,7 +26,7 @@
 //!   `get_cover_delta(-1, …)`) instantiated over its parameters, brought into a linear normal
 //!   form (`normal`: opposite inequalities merged into equalities, `mod 2^w` dropped where
 //!   the range makes it the identity) and read back as C conditions by the projection's
-//!   reader; [`minimize`] then drops conjuncts while the rest still solves every clause
+//!   reader; [`minimize`] then drops conjuncts (in blocks) while the rest still solves every clause
 //!   ([`holds`]).
 //! - [`houdini`]: a cheaper first try where the candidate invariants are given — the largest
 //!   subset of candidate conjuncts that the clauses preserve, a solution when it refutes the
@@ -713,31 +713,46 @@ pub fn clause_admits(
     })
 }
 
-/// `sol` with conjuncts dropped, one at a time in order, while the rest still solves every
-/// clause ([`holds`]); unchanged when `sol` itself does not (a conjunct that did not read
-/// back as C leaves a map that may not be inductive), or when it has more than `max`
-/// conjuncts in all (each drop costs a check of the clauses that assume its relation).
+/// `sol` with conjuncts dropped while the rest still solves every clause ([`holds`]);
+/// unchanged when `sol` itself does not (a conjunct that did not read back as C leaves a map
+/// that may not be inductive). Each relation's conjuncts are dropped in blocks, halved from
+/// all of them down to one at a time (the coarse passes of Zeller and Hildebrandt's delta
+/// debugging, "Simplifying and Isolating Failure-Inducing Input", TSE 2002): a solution of
+/// Houdini's holds dozens of candidates of which a few refute the error, and whole blocks of
+/// the others go in one check. Each check costs a check of the clauses that assume the
+/// relation; after `max_checks` of them the solution is returned as far as it got.
 pub fn minimize(
     prog: &Program,
     problem: &HornProblem,
     sol: Solution,
-    max: usize,
+    max_checks: usize,
     rlimit: u32,
 ) -> Solution {
     let total: usize = sol.interps.iter().map(Vec::len).sum();
-    if total == 0 || total > max || !holds(prog, problem, &sol.interps, None, rlimit) {
+    if total == 0 || max_checks == 0 || !holds(prog, problem, &sol.interps, None, rlimit) {
         return sol;
     }
     let mut interps = sol.interps;
+    let mut checks = 0usize;
     for r in 0..interps.len() {
-        let mut j = 0;
-        while j < interps[r].len() {
-            let dropped = interps[r].remove(j);
-            if holds(prog, problem, &interps, Some(RelId(r as u32)), rlimit) {
-                continue;
+        let mut block = interps[r].len();
+        while block > 0 {
+            let mut j = 0;
+            while j < interps[r].len() {
+                if checks == max_checks {
+                    return Solution { interps };
+                }
+                checks += 1;
+                let end = (j + block).min(interps[r].len());
+                let dropped: Vec<Expr> = interps[r].drain(j..end).collect();
+                if holds(prog, problem, &interps, Some(RelId(r as u32)), rlimit) {
+                    continue;
+                }
+                let n = dropped.len();
+                interps[r].splice(j..j, dropped);
+                j += n;
             }
-            interps[r].insert(j, dropped);
-            j += 1;
+            block = if block == 1 { 0 } else { block.div_ceil(2) };
         }
     }
     Solution { interps }
