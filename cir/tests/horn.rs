@@ -248,16 +248,22 @@ fn the_resource_limit_is_honoured() {
     ));
 }
 
+/// The counter to 100 whose error is a value above 100: `x <= 100` refutes it.
+fn counter_past_100(p: &Program) -> HornProblem {
+    let x = var(p, "x");
+    let bad = bin(
+        BinOp::LogAnd,
+        bin(BinOp::Ge, x.clone(), k(100)),
+        bin(BinOp::Ne, x, k(100)),
+    );
+    counter(p, 100, bad)
+}
+
 #[test]
 fn minimisation_keeps_what_the_clauses_need() {
     let p = program();
     let x = var(&p, "x");
-    let bad = bin(
-        BinOp::LogAnd,
-        bin(BinOp::Ge, x.clone(), k(100)),
-        bin(BinOp::Ne, x.clone(), k(100)),
-    );
-    let prob = counter(&p, 100, bad);
+    let prob = counter_past_100(&p);
     let sol = Solution {
         interps: vec![vec![
             bin(BinOp::Le, x.clone(), k(100)),
@@ -283,12 +289,7 @@ fn minimisation_keeps_what_the_clauses_need() {
 fn minimisation_drops_unneeded_conjuncts_in_blocks() {
     let p = program();
     let x = var(&p, "x");
-    let bad = bin(
-        BinOp::LogAnd,
-        bin(BinOp::Ge, x.clone(), k(100)),
-        bin(BinOp::Ne, x.clone(), k(100)),
-    );
-    let prob = counter(&p, 100, bad);
+    let prob = counter_past_100(&p);
     let mut interp: Vec<Expr> = (0..100)
         .map(|i| bin(BinOp::Ne, x.clone(), k(1000 + i)))
         .collect();
