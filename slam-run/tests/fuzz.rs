@@ -26,7 +26,9 @@
 //! available parallelism, at most 4), `SLAM_FUZZ_TIMEOUT=SECS` per `slam-run` run (default 5),
 //! `SLAM_FUZZ_VERBOSE=1` one line per program, `SLAM_FUZZ_PRINT=N` prints program `N`'s text
 //! and ground truth and nothing else, `SLAM_FUZZ_PRECISION=int|bv|auto` the runs' precision
-//! (default: the default, `auto`). By hand, in release mode:
+//! (default: the default, `auto`), `SLAM_FUZZ_CONSTRAIN=lazy|eager|off` and
+//! `SLAM_FUZZ_REFINE=wp|horn|auto` one constrain or refinement mode for every run instead of
+//! the rotation (`lazy` and `auto` are slam-run's defaults). By hand, in release mode:
 //! `SLAM_FUZZ_SEEDS=2000 cargo test --release -p slam-run --test fuzz -- --nocapture`.
 
 #[path = "fuzz/gen.rs"]
@@ -60,6 +62,14 @@ const MODES: [&str; 3] = ["lazy", "eager", "off"];
 
 /// The refinement modes checked (one per program and cube length, in turn).
 const REFINES: [&str; 3] = ["wp", "horn", "auto"];
+
+/// The one value of `options` the environment variable `var` fixes for every run, if set.
+fn fixed(var: &str, options: &[&'static str]) -> Option<&'static str> {
+    let v = std::env::var(var).ok()?;
+    let found = options.iter().copied().find(|o| *o == v);
+    assert!(found.is_some(), "{var}={v}: expected one of {options:?}");
+    found
+}
 
 /// The cube lengths checked.
 const CUBES: [Option<usize>; 3] = [Some(1), Some(3), None];
@@ -523,10 +533,12 @@ fn check(case: &Case, timeout: Duration, stats: &Mutex<Stats>, verbose: bool) {
     for (ci, &cube_len) in CUBES.iter().enumerate() {
         let t = Instant::now();
         // Every constrain mode on every cube length, in turn over the programs.
-        let mode = MODES[(case.n + ci) % MODES.len()];
+        let mode =
+            fixed("SLAM_FUZZ_CONSTRAIN", &MODES).unwrap_or(MODES[(case.n + ci) % MODES.len()]);
         // And every refinement mode, shifted so that it meets every constrain mode.
-        let ri = (case.n / MODES.len() + ci) % REFINES.len();
-        let refine = REFINES[ri];
+        let refine = fixed("SLAM_FUZZ_REFINE", &REFINES)
+            .unwrap_or(REFINES[(case.n / MODES.len() + ci) % REFINES.len()]);
+        let ri = REFINES.iter().position(|r| *r == refine).unwrap_or(0);
         let outcome = run_child(&case.path, cube_len, mode, refine, timeout);
         let secs = t.elapsed().as_secs_f64();
         let mut st = stats.lock().unwrap_or_else(|e| e.into_inner());
