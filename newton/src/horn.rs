@@ -448,6 +448,8 @@ fn predicates(
                 }
                 _ => conj.clone(),
             };
+            // A tracked array cell's stand-in is the cell (`A[3]`).
+            let conj = cir::wp::subst_vars(&conj, &|v| enc.cells.get(&v).cloned());
             let mut atoms = Vec::new();
             split_atoms(&conj, &mut atoms);
             for atom in atoms {

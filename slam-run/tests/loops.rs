@@ -50,6 +50,7 @@ fn run_with(
 
 /// The safe programs the loop proves with `--refine auto`.
 const SAFE: &[&str] = &[
+    "array_cell",
     "array_index",
     "call_parity",
     "count_down",
@@ -74,6 +75,7 @@ const NOT_PROVED: &[&str] = &["callee_loop", "two_vars"];
 
 /// Safe programs whose final predicates include a Horn-proposed one.
 const HORN_PROVED: &[&str] = &[
+    "array_cell",
     "call_parity",
     "count_down",
     "counter_const",
@@ -126,6 +128,7 @@ fn the_safe_programs_are_true() {
 /// (see [`NOT_PROVED`]; the path program of `two_vars_bug` is not decided within the Horn
 /// refiner's resource limit).
 const MUTANTS: &[&str] = &[
+    "array_cell_bug",
     "array_index_bug",
     "call_parity_bug",
     "count_down_bug",
@@ -228,6 +231,21 @@ fn a_path_program_met_again_is_answered_from_the_cache() {
 /// Houdini over the atoms the program spells out decides `counter_const.c`'s path program
 /// before Spacer is asked (`x <= 100` is the non-strict form of the loop condition), and its
 /// invariant is among the final predicates.
+/// `array_cell.c`: the Horn refiner tracks the cell the assertion reads (`a[1023]`) as a
+/// value of its own, updated where the loop's write may hit it, and proposes facts about it.
+#[test]
+fn an_array_cell_at_a_constant_index_is_tracked_by_the_horn_refiner() {
+    let r = run("array_cell.c", newton::RefineMode::Auto);
+    assert!(matches!(r.verdict, Verdict::True), "{}", r.verdict.line());
+    let cell: Vec<&str> = r
+        .sources
+        .iter()
+        .filter(|p| p.source == "horn" && p.predicate.contains("a[1023]"))
+        .map(|p| p.predicate.as_str())
+        .collect();
+    assert!(!cell.is_empty(), "{:?}", r.sources);
+}
+
 #[test]
 fn houdini_decides_the_counter_to_a_constant() {
     let r = run("counter_const.c", newton::RefineMode::Auto);

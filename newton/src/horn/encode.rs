@@ -22,6 +22,14 @@
 //! Every variable not tracked (aggregates) is read through memory, which the clause encoding
 //! makes a fresh value: the clauses over-approximate the path program, which costs precision
 //! only (the output is predicates, or a path that is replayed concretely).
+//!
+//! Cells of local arrays of scalars that the path program reads or writes at a constant
+//! index (`a[1023]`) are tracked as variables of their own (stand-ins, among the function's
+//! locals; [`Encoding::cells`] maps each back to the cell): a read `a[i]` is
+//! `i == 1023 ? cell : a[i]`, a write `a[i] := v` makes the cell `i == 1023 ? v : cell`, a
+//! write through a pointer that may reach the array and a call that may (the array's
+//! address taken) make it a fresh value. So an invariant can say what the loop leaves in
+//! the cell an assertion reads (`i <= 1023 || a[1023] == 1023`), which no scalar fact does.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -87,6 +95,8 @@ pub struct Encoding {
     pub globals: Vec<VarId>,
     /// Per function, its relations' parameters.
     pub layouts: BTreeMap<FuncId, Layout>,
+    /// The stand-ins of array cells at constant indices, each with the cell as C (`A[3]`).
+    pub cells: BTreeMap<VarId, Expr>,
 }
 
 /// Why a path program is not encoded.
@@ -105,6 +115,18 @@ fn var_expr(prog: &Program, v: VarId) -> Expr {
     Expr {
         kind: ExprKind::Var(v),
         ty: prog.var(v).ty.clone(),
+    }
+}
+
+/// `k == c` (an index compared with a constant).
+fn index_is(k: &Expr, c: i128) -> Expr {
+    Expr {
+        kind: ExprKind::Binary(
+            cir::ir::BinOp::Eq,
+            Box::new(k.clone()),
+            Box::new(Expr::int(c, k.ty.clone())),
+        ),
+        ty: CType::INT,
     }
 }
 
@@ -205,6 +227,10 @@ struct Builder<'a> {
     layouts: BTreeMap<FuncId, Layout>,
     main: FuncId,
     fresh: usize,
+    /// The tracked cells of each local array: (index, stand-in).
+    cells: BTreeMap<VarId, Vec<(i128, VarId)>>,
+    /// Each cell's stand-in with the cell as C.
+    cell_exprs: BTreeMap<VarId, Expr>,
 }
 
 /// Encodes the path program `pp` of `prog` (see the module doc).
@@ -226,6 +252,8 @@ pub fn encode(prog: &Program, pts: &PointsTo, pp: &PathProgram) -> Result<Encodi
         layouts: BTreeMap::new(),
         main,
         fresh: 0,
+        cells: BTreeMap::new(),
+        cell_exprs: BTreeMap::new(),
     };
     b.layout()?;
     b.relations();
@@ -243,6 +271,7 @@ pub fn encode(prog: &Program, pts: &PointsTo, pp: &PathProgram) -> Result<Encodi
         sites: b.sites,
         globals: b.globals,
         layouts: b.layouts,
+        cells: b.cell_exprs,
     })
 }
 
@@ -315,6 +344,43 @@ impl Builder<'_> {
                 .copied()
                 .filter(|v| is_main || !f.formals.contains(v))
                 .collect();
+            // The cells `A[c]` of local arrays of scalars the part reads or writes at a
+            // constant index: tracked as variables of their own (module doc).
+            let mut cells: BTreeSet<(VarId, i128)> = BTreeSet::new();
+            for &i in &self.pp.parts[&fid].edges {
+                for e in f.edges[i as usize].kind.exprs() {
+                    e.walk(&mut |x| {
+                        if let ExprKind::Index(a, k) = &x.kind
+                            && let ExprKind::Var(arr) = a.kind
+                            && let ExprKind::Const(c) = k.kind
+                            && let CType::Array(t, Some(n)) = &prog.var(arr).ty
+                            && tracked_type(t)
+                            && !prog.var(arr).is_global()
+                            && (0..i128::from(*n)).contains(&c)
+                        {
+                            cells.insert((arr, c));
+                        }
+                    });
+                }
+            }
+            for (arr, c) in cells {
+                let info = prog.var(arr);
+                let CType::Array(t, _) = &info.ty else {
+                    continue;
+                };
+                let name = format!("{}[{c}]", info.name);
+                let stand = self.fresh(&name, (**t).clone());
+                let cell = Expr {
+                    kind: ExprKind::Index(
+                        Box::new(var_expr(prog, arr)),
+                        Box::new(Expr::int(c, CType::INT)),
+                    ),
+                    ty: (**t).clone(),
+                };
+                self.cells.entry(arr).or_default().push((c, stand));
+                self.cell_exprs.insert(stand, cell);
+                lay.locals.push(stand);
+            }
             if !is_main {
                 for g in self.globals.clone() {
                     let name = format!("{}@entry.{}", prog.var(g).name, f.name);
@@ -505,6 +571,69 @@ impl Builder<'_> {
             .collect()
     }
 
+    /// `e` with the tracked cells read through their stand-ins: `A[c]` is the stand-in of
+    /// cell `c`, and `A[i]` at another index is `i == c ? stand-in : A[i]` over the tracked
+    /// cells of `A` (an untracked cell stays a read of memory, which the clauses make a fresh
+    /// value). An expression that takes the address of such an array's element is kept as it
+    /// is: its reads of the cells go to memory, which only costs precision.
+    fn cellify(&self, e: &Expr) -> Expr {
+        if self.cells.is_empty() {
+            return e.clone();
+        }
+        let mut addressed = false;
+        e.walk(&mut |x| {
+            if let ExprKind::AddrOf(l) = &x.kind {
+                l.walk(&mut |y| {
+                    if let ExprKind::Var(v) = y.kind
+                        && self.cells.contains_key(&v)
+                    {
+                        addressed = true;
+                    }
+                });
+            }
+        });
+        if addressed {
+            return e.clone();
+        }
+        e.map_bottom_up(&mut |x| {
+            let ExprKind::Index(a, k) = &x.kind else {
+                return x;
+            };
+            let ExprKind::Var(arr) = a.kind else {
+                return x;
+            };
+            let Some(cells) = self.cells.get(&arr) else {
+                return x;
+            };
+            let stand = |s: VarId| Expr {
+                kind: ExprKind::Var(s),
+                ty: x.ty.clone(),
+            };
+            if let ExprKind::Const(c) = k.kind {
+                return match cells.iter().find(|(i, _)| *i == c) {
+                    Some(&(_, s)) => stand(s),
+                    None => x,
+                };
+            }
+            cells.iter().fold(x.clone(), |acc, &(c, s)| Expr {
+                kind: ExprKind::Cond(Box::new(index_is(k, c)), Box::new(stand(s)), Box::new(acc)),
+                ty: x.ty.clone(),
+            })
+        })
+    }
+
+    /// The stand-ins of the tracked cells of `f`'s arrays that a pointer may reach (what a
+    /// callee may write).
+    fn taken_cells(&self, f: &Function) -> Vec<VarId> {
+        let locals = &self.layouts[&f.id].locals;
+        self.cells
+            .iter()
+            .filter(|(a, _)| self.pts.is_address_taken(&Loc::Var(**a)))
+            .flat_map(|(_, cs)| cs.iter().map(|&(_, s)| s))
+            .filter(|s| locals.contains(s))
+            .collect()
+    }
+
     fn havoc(&mut self, vers: &mut Versions, vs: &[VarId]) {
         for &v in vs {
             let x = self.fresh_expr(v);
@@ -528,14 +657,15 @@ impl Builder<'_> {
             let e = prog.edge(*id);
             match &e.kind {
                 EdgeKind::Assign { lhs, rhs } => {
-                    let val = read(rhs, &vers);
+                    let val = read(&self.cellify(rhs), &vers);
                     self.write(f, lhs, Some(val), &mut vers);
                 }
                 EdgeKind::Havoc { lhs, .. } => self.write(f, lhs, None, &mut vers),
-                EdgeKind::Assume(cond) => constraints.push(read(cond, &vers)),
+                EdgeKind::Assume(cond) => constraints.push(read(&self.cellify(cond), &vers)),
                 EdgeKind::Call { ret, callee, .. } => {
                     if !matches!(callee, Callee::Nondet(_)) {
-                        let vs = self.address_taken(f);
+                        let mut vs = self.address_taken(f);
+                        vs.extend(self.taken_cells(f));
                         self.havoc(&mut vers, &vs);
                     }
                     if let Some(r) = ret
@@ -546,7 +676,7 @@ impl Builder<'_> {
                 }
                 EdgeKind::Return(Some(x)) => {
                     if let Some(rv) = lay_ret {
-                        let v = cir::wp::convert(&read(x, &vers), &f.ty.ret);
+                        let v = cir::wp::convert(&read(&self.cellify(x), &vers), &f.ty.ret);
                         vers.insert(rv, v);
                     }
                 }
@@ -580,7 +710,46 @@ impl Builder<'_> {
             }
             return;
         }
-        let vs = self.aliased(f, lhs);
+        // A write to a tracked array: each cell it may be becomes the value where the index
+        // is that cell's.
+        if let ExprKind::Index(a, k) = &lhs.kind
+            && let ExprKind::Var(arr) = a.kind
+            && let Some(cells) = self.cells.get(&arr).cloned()
+        {
+            let idx = read(&self.cellify(k), vers);
+            for (c, st) in cells {
+                if !vers.contains_key(&st) {
+                    continue;
+                }
+                let new = match &value {
+                    Some(v) => cir::wp::convert(v, &lhs.ty),
+                    None => self.fresh_expr(st),
+                };
+                let cur = vers[&st].clone();
+                let next = match idx.kind {
+                    ExprKind::Const(i) if i == c => new,
+                    ExprKind::Const(_) => cur,
+                    _ => Expr {
+                        kind: ExprKind::Cond(
+                            Box::new(index_is(&idx, c)),
+                            Box::new(new),
+                            Box::new(cur),
+                        ),
+                        ty: lhs.ty.clone(),
+                    },
+                };
+                vers.insert(st, next);
+            }
+            return;
+        }
+        let mut vs = self.aliased(f, lhs);
+        // A write through a pointer that may reach a tracked array havocs its cells.
+        let objs = self.pts.objects(lhs);
+        for (arr, cs) in &self.cells {
+            if objs.contains(&Loc::Var(*arr)) {
+                vs.extend(cs.iter().map(|&(_, s)| s).filter(|s| vers.contains_key(s)));
+            }
+        }
         self.havoc(vers, &vs);
     }
 
@@ -618,7 +787,10 @@ impl Builder<'_> {
                     callee.name
                 ))
             })?;
-            entry.insert(fm, cir::wp::convert(&read(a, &here), &prog.var(fm).ty));
+            entry.insert(
+                fm,
+                cir::wp::convert(&read(&self.cellify(a), &here), &prog.var(fm).ty),
+            );
         }
         for &l in &glay.locals {
             let x = self.fresh_expr(l);
@@ -654,6 +826,7 @@ impl Builder<'_> {
             .iter()
             .copied()
             .filter(|v| self.pts.is_address_taken(&Loc::Var(*v)))
+            .chain(self.taken_cells(f))
             .collect();
         self.havoc(&mut after, &taken);
         if let Some(r) = ret
