@@ -708,6 +708,15 @@ impl Builder<'_> {
                 None if vers.contains_key(&x) => self.havoc(vers, &[x]),
                 None => {}
             }
+            // The whole of a tracked array written (a havoc of the object): its cells too.
+            if let Some(cells) = self.cells.get(&x) {
+                let vs: Vec<VarId> = cells
+                    .iter()
+                    .map(|&(_, s)| s)
+                    .filter(|s| vers.contains_key(s))
+                    .collect();
+                self.havoc(vers, &vs);
+            }
             return;
         }
         // A write to a tracked array: each cell it may be becomes the value where the index
