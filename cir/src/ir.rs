@@ -308,6 +308,43 @@ impl Expr {
         }
     }
 
+    /// The value of an integer constant expression built of constants, integer casts, unary
+    /// minus and `+ - * / %`, with C's semantics (operands converted to the node's type,
+    /// unsigned results modulo 2^width, division truncating); `None` for anything else, and
+    /// where C leaves the value undefined (signed overflow, division by zero).
+    pub fn constant_value(&self, dm: DataModel) -> Option<i128> {
+        let CType::Int(k) = self.ty else {
+            return None;
+        };
+        let operand = |e: &Expr| e.constant_value(dm).map(|v| k.wrap(v, dm));
+        let exact = |v: i128| {
+            let (lo, hi) = k.range(dm);
+            if k.is_signed() {
+                (lo <= v && v <= hi).then_some(v)
+            } else {
+                Some(k.wrap(v, dm))
+            }
+        };
+        match &self.kind {
+            ExprKind::Const(v) => Some(*v),
+            ExprKind::Cast(a) => a.constant_value(dm).map(|v| k.wrap(v, dm)),
+            ExprKind::Unary(UnOp::Neg, a) => exact(operand(a)?.checked_neg()?),
+            ExprKind::Binary(op, a, b) => {
+                let (x, y) = (operand(a)?, operand(b)?);
+                let v = match op {
+                    BinOp::Add => x.checked_add(y)?,
+                    BinOp::Sub => x.checked_sub(y)?,
+                    BinOp::Mul => x.checked_mul(y)?,
+                    BinOp::Div if y != 0 => x.checked_div(y)?,
+                    BinOp::Rem if y != 0 => x.checked_rem(y)?,
+                    _ => return None,
+                };
+                exact(v)
+            }
+            _ => None,
+        }
+    }
+
     /// The expression under any casts.
     pub fn without_casts(&self) -> &Expr {
         match &self.kind {
@@ -950,5 +987,54 @@ impl fmt::Display for Program {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(v: i128, k: IntKind) -> Expr {
+        Expr::int(v, CType::Int(k))
+    }
+
+    fn bin(op: BinOp, a: Expr, b: Expr, k: IntKind) -> Expr {
+        Expr {
+            kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+            ty: CType::Int(k),
+        }
+    }
+
+    #[test]
+    fn constant_values_follow_c() {
+        use IntKind::{Int, UInt};
+        let dm = DataModel::Ilp32;
+        let value = |e: Expr| e.constant_value(dm);
+        // Operands are converted to the node's type: `(0u - 1) / 2` wraps first.
+        let minus_one = bin(BinOp::Sub, c(0, UInt), c(1, Int), UInt);
+        assert_eq!(value(minus_one.clone()), Some(4_294_967_295));
+        assert_eq!(
+            value(bin(BinOp::Div, minus_one, c(2, Int), UInt)),
+            Some(2_147_483_647)
+        );
+        // Division truncates toward zero; the remainder has the dividend's sign.
+        assert_eq!(value(bin(BinOp::Div, c(7, Int), c(-2, Int), Int)), Some(-3));
+        assert_eq!(value(bin(BinOp::Rem, c(-7, Int), c(2, Int), Int)), Some(-1));
+        assert_eq!(
+            value(bin(BinOp::Sub, c(1024, Int), c(1, Int), Int)),
+            Some(1023)
+        );
+        // Undefined: signed overflow, division by zero. Not constants: variables, shifts.
+        assert_eq!(
+            value(bin(BinOp::Add, c(i32::MAX.into(), Int), c(1, Int), Int)),
+            None
+        );
+        assert_eq!(value(bin(BinOp::Div, c(1, Int), c(0, Int), Int)), None);
+        assert_eq!(value(bin(BinOp::Shl, c(1, Int), c(2, Int), Int)), None);
+        let cast = Expr {
+            kind: ExprKind::Cast(Box::new(c(-1, Int))),
+            ty: CType::Int(IntKind::UChar),
+        };
+        assert_eq!(value(cast), Some(255));
     }
 }

@@ -91,6 +91,26 @@ impl IntKind {
         }
     }
 
+    /// `v` converted to this type (C11 6.3.1.3, as gcc does: modulo 2^width, two's
+    /// complement for signed types; `_Bool` is `v != 0`).
+    pub fn wrap(self, v: i128, dm: DataModel) -> i128 {
+        if self == IntKind::Bool {
+            return i128::from(v != 0);
+        }
+        let (lo, hi) = self.range(dm);
+        if lo <= v && v <= hi {
+            // Already a value of the type (the common case): no 128-bit division.
+            return v;
+        }
+        let m = 1i128 << self.width(dm);
+        let x = v.rem_euclid(m);
+        if self.is_signed() && x >= m / 2 {
+            x - m
+        } else {
+            x
+        }
+    }
+
     /// Smallest and largest value of the type.
     pub fn range(self, dm: DataModel) -> (i128, i128) {
         let w = self.width(dm);

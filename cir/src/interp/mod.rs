@@ -862,22 +862,7 @@ impl<'p> Interp<'p> {
     /// `x` as a value of `k`: wrapped modulo 2^width (two's complement for signed `k`, as gcc
     /// does for narrowing conversions).
     fn wrap(&self, x: i128, k: IntKind) -> i128 {
-        if k == IntKind::Bool {
-            return i128::from(x != 0);
-        }
-        let (lo, hi) = self.data_range(k);
-        if lo <= x && x <= hi {
-            // Already a value of `k` (the common case): no 128-bit division.
-            return x;
-        }
-        let w = k.width(self.prog.data_model);
-        let m = 1i128 << w;
-        let u = x.rem_euclid(m);
-        if k.is_signed() && u >= m / 2 {
-            u - m
-        } else {
-            u
-        }
+        k.wrap(x, self.prog.data_model)
     }
 
     /// The result of an arithmetic operation of type `k`: wrapped when unsigned, undefined

@@ -177,7 +177,7 @@ impl Lowerer<'_> {
                 let t = self.type_name(&c.node.type_name.node, &c.node.type_name.span)?;
                 let v = self.const_eval(&c.node.expression)?;
                 Ok(match t {
-                    CType::Int(k) => wrap(v, k, self.dm),
+                    CType::Int(k) => k.wrap(v, self.dm),
                     _ => v,
                 })
             }
@@ -767,8 +767,14 @@ impl Lowerer<'_> {
             return Ok(lv);
         }
         if b.operator.node == BinaryOperator::Index {
-            let a = self.expr(&b.lhs)?;
-            let i = self.expr(&b.rhs)?;
+            // A constant subscript is folded (`A[1024 - 1]` is `A[1023]`): every analysis
+            // then sees the same cell under one name.
+            let fold = |e: Expr, dm| match e.constant_value(dm) {
+                Some(v) if e.ty.is_integer() => Expr::int(v, e.ty),
+                _ => e,
+            };
+            let a = fold(self.expr(&b.lhs)?, self.dm);
+            let i = fold(self.expr(&b.rhs)?, self.dm);
             return match index(a, i) {
                 Some(x) => Ok(x),
                 None => self.invalid(&e.span, "subscript of a non-array"),

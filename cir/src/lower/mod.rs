@@ -732,17 +732,3 @@ fn adjust_param(t: CType) -> CType {
         t => t,
     }
 }
-
-/// Converts a value to an integer type (wrap-around, as gcc does).
-fn wrap(v: i128, k: IntKind, dm: DataModel) -> i128 {
-    if k == IntKind::Bool {
-        return (v != 0) as i128;
-    }
-    let w = k.width(dm);
-    let m = 1i128 << w;
-    let mut x = v.rem_euclid(m);
-    if k.is_signed() && x >= m / 2 {
-        x -= m;
-    }
-    x
-}

@@ -253,7 +253,7 @@ impl Lowerer<'_> {
         let mut map = HashMap::new();
         let mut default = None;
         let conv = |x: i128, dm| match &ty {
-            CType::Int(k) => wrap(x, *k, dm),
+            CType::Int(k) => k.wrap(x, dm),
             _ => x,
         };
         for lab in labels.0 {
