@@ -37,7 +37,7 @@ use std::time::Instant;
 
 use bp_c::trace::CStep;
 use cir::Program;
-use cir::ir::VarId;
+use cir::ir::{BinOp, ExprKind, VarId};
 use cir::pointsto::PointsTo;
 use cir::pred::{PredicateSet, result_expr};
 use cir::smt::Prover;
@@ -452,6 +452,13 @@ fn predicates(
             let conj = cir::wp::subst_vars(&conj, &|v| enc.cells.get(&v).cloned());
             let mut atoms = Vec::new();
             split_atoms(&conj, &mut atoms);
+            // A bound in a disjunction (`i <= 1024 || A[1024] == B[1024]`) is where the
+            // invariant changes case: the abstraction, which updates each atom on its own,
+            // sees the point of the change (`i == 1024`) only with the opposite bound too.
+            if matches!(conj.kind, ExprKind::Binary(BinOp::LogOr, ..)) {
+                let opposite: Vec<_> = atoms.iter().filter_map(opposite_bound).collect();
+                atoms.extend(opposite);
+            }
             for atom in atoms {
                 let atom = simplify(prog, &atom);
                 cands.candidate(prog, atom.clone(), site.func, last, at, "invariant");
@@ -516,4 +523,23 @@ fn cap(set: PredicateSet, reasons: Vec<Reason>, max: usize) -> (PredicateSet, Ve
     }
     let keep: Vec<Reason> = reasons.into_iter().take(max).collect();
     (crate::restrict(&set, &keep), keep)
+}
+
+/// `a >= b` for `a <= b`, `a > b` for `a < b` and conversely: the bound on the other side of
+/// the same boundary.
+fn opposite_bound(e: &cir::ir::Expr) -> Option<cir::ir::Expr> {
+    let ExprKind::Binary(op, a, b) = &e.kind else {
+        return None;
+    };
+    let op = match op {
+        BinOp::Le => BinOp::Ge,
+        BinOp::Ge => BinOp::Le,
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Gt => BinOp::Lt,
+        _ => return None,
+    };
+    Some(cir::ir::Expr {
+        kind: ExprKind::Binary(op, a.clone(), b.clone()),
+        ty: e.ty.clone(),
+    })
 }

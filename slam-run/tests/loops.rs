@@ -2,7 +2,8 @@
 //! single trace's weakest preconditions contain — counters to a constant and to a parameter,
 //! a counter by two (its parity), a step through a call, a counter behind a faster one,
 //! variables moving together, nested loops, a flag and a phase change, a loop in a callee,
-//! recursion, a state machine, an array index kept in bounds, an irreducible loop — each with a
+//! recursion, a state machine, an array index kept in bounds, an array cell set by a loop,
+//! a scan to a zero the program wrote, a copy cell by cell, an irreducible loop — each with a
 //! buggy mutant (`*_bug.c`), and two bugs behind 100 or more loop iterations. Run through the
 //! library with `--refine auto` (the default): each safe program is TRUE, each mutant FALSE
 //! with a counterexample replayed on the concrete interpreter, and the final predicates of the
@@ -51,7 +52,9 @@ fn run_with(
 /// The safe programs the loop proves with `--refine auto`.
 const SAFE: &[&str] = &[
     "array_cell",
+    "array_copy",
     "array_index",
+    "array_scan",
     "call_parity",
     "count_down",
     "counter_const",
@@ -76,6 +79,8 @@ const NOT_PROVED: &[&str] = &["callee_loop", "two_vars"];
 /// Safe programs whose final predicates include a Horn-proposed one.
 const HORN_PROVED: &[&str] = &[
     "array_cell",
+    "array_copy",
+    "array_scan",
     "call_parity",
     "count_down",
     "counter_const",
@@ -129,6 +134,8 @@ fn the_safe_programs_are_true() {
 /// refiner's resource limit).
 const MUTANTS: &[&str] = &[
     "array_cell_bug",
+    "array_copy_bug",
+    "array_scan_bug",
     "array_index_bug",
     "call_parity_bug",
     "count_down_bug",
@@ -228,9 +235,6 @@ fn a_path_program_met_again_is_answered_from_the_cache() {
     );
 }
 
-/// Houdini over the atoms the program spells out decides `counter_const.c`'s path program
-/// before Spacer is asked (`x <= 100` is the non-strict form of the loop condition), and its
-/// invariant is among the final predicates.
 /// `array_cell.c`: the Horn refiner tracks the cell the assertion reads (`a[1023]`) as a
 /// value of its own, updated where the loop's write may hit it, and proposes facts about it.
 #[test]
@@ -246,6 +250,43 @@ fn an_array_cell_at_a_constant_index_is_tracked_by_the_horn_refiner() {
     assert!(!cell.is_empty(), "{:?}", r.sources);
 }
 
+/// Houdini's cell candidates decide the path programs of `array_scan.c` (the scan's index
+/// below the cell it stops at, `i <= 511`, with the constant written there, `a[511] == 0`)
+/// and of `array_copy.c` (the cell equal once the copy's index has passed it,
+/// `i <= 256 || a[256] == b[256]`, which reaches the abstraction with both bounds of `i`;
+/// `a[256] == b[256]` is there from the start, as the error's guard).
+#[test]
+fn houdini_proposes_array_cell_invariants() {
+    // Proves `name`; its Horn predicates in the final set, and its first Horn call's attempts.
+    let proved = |name: &str| -> (Vec<String>, Option<Vec<String>>) {
+        let r = run(name, newton::RefineMode::Auto);
+        assert!(
+            matches!(r.verdict, Verdict::True),
+            "{name}: {}",
+            r.verdict.line()
+        );
+        let preds = r.sources.iter().filter(|p| p.source == "horn");
+        let first = r.iterations.iter().find_map(|i| i.horn.as_ref());
+        (
+            preds.map(|p| p.predicate.clone()).collect(),
+            first.map(|h| h.attempts.clone()),
+        )
+    };
+    let bound =
+        |preds: &[String], op: &str| preds.iter().any(|p| p.starts_with("i ") && p.contains(op));
+    let houdini = Some(vec!["houdini: unsat".to_string()]);
+    let (scan, first) = proved("array_scan.c");
+    assert!(scan.iter().any(|p| p == "a[511] == 0"), "{scan:?}");
+    assert!(bound(&scan, "<= 511"), "{scan:?}");
+    assert_eq!(first, houdini);
+    let (copy, first) = proved("array_copy.c");
+    assert!(bound(&copy, "<= 256") && bound(&copy, ">= 256"), "{copy:?}");
+    assert_eq!(first, houdini);
+}
+
+/// Houdini over the atoms the program spells out decides `counter_const.c`'s path program
+/// before Spacer is asked (`x <= 100` is the non-strict form of the loop condition), and its
+/// invariant is among the final predicates.
 #[test]
 fn houdini_decides_the_counter_to_a_constant() {
     let r = run("counter_const.c", newton::RefineMode::Auto);

@@ -279,6 +279,7 @@ fn solve_with(prog: &Program, problem: &HornProblem, config: &SpacerConfig) -> H
         .apply(&[])
         .as_bool()
         .expect("the error relation is Boolean");
+    tracing::trace!(config = config.name, clauses = %fp, "horn clauses");
     match fp.query(&query) {
         SatResult::Unsat => {
             let interps = decls

@@ -19,7 +19,14 @@
 //!   relation after the call holds the temporary);
 //! - *orders*: between two variables of one type that the code assigns, `a <= b` and
 //!   `a >= b` (a counter that grows by one while another grows by at least one stays below
-//!   it).
+//!   it);
+//! - *cells* (of the arrays whose cells at constant indices the encoding tracks): a cell
+//!   equals each constant the code writes to it (`A[1023] = 0`); an index `k` the code reads or
+//!   writes the array at is on either side of each tracked cell `c` (`k <= c`: a scan that
+//!   stops at a zero in `A[1023]` never passes it); and each form over cell `c` holds once such
+//!   an index has passed it (`k <= c || A[c] == B[c]`: a loop that copies `A` into `B` cell by
+//!   cell) — the simplest of the array invariants of Flanagan and Qadeer's "Predicate
+//!   abstraction for software verification" (POPL 2002), with the index bound for a quantifier.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -48,6 +55,7 @@ const MAX_ORDERED: usize = 5;
 /// assignment, which only an enforced three-literal cube would exclude.
 pub(super) fn candidates(prog: &Program, pp: &PathProgram, enc: &Encoding) -> Vec<Vec<Expr>> {
     let ext = &enc.ext;
+    let cells = tracked_cells(enc);
     let mut forms_of: BTreeMap<FuncId, Vec<Expr>> = BTreeMap::new();
     for (fid, part) in &pp.parts {
         let f = &prog.functions[fid.0 as usize];
@@ -59,6 +67,8 @@ pub(super) fn candidates(prog: &Program, pp: &PathProgram, enc: &Encoding) -> Ve
         }
         order_forms(ext, f, part, &mut forms);
         copy_forms(ext, f, part, &mut forms);
+        cell_forms(ext, f, part, &cells, &mut forms);
+        let forms = forms.iter().map(|e| through_cells(e, &cells)).collect();
         forms_of.insert(*fid, forms);
     }
     enc.sites
@@ -280,6 +290,117 @@ fn copy_forms(prog: &Program, f: &Function, part: &Part, out: &mut Vec<Expr>) {
                 out,
                 cir::wp::subst_vars(e, &|w| (w == v).then(|| t.clone())),
             );
+        }
+    }
+}
+
+/// The tracked cells of the encoding: (array, index) to the cell's stand-in.
+fn tracked_cells(enc: &Encoding) -> BTreeMap<(VarId, i128), VarId> {
+    enc.cells
+        .iter()
+        .filter_map(|(&stand, cell)| Some((cell_at(cell)?, stand)))
+        .collect()
+}
+
+/// `(A, c)` for the cell `A[c]` (a local array at a constant index).
+fn cell_at(e: &Expr) -> Option<(VarId, i128)> {
+    match &e.kind {
+        ExprKind::Index(a, k) => match (&a.kind, &k.kind) {
+            (ExprKind::Var(arr), ExprKind::Const(c)) => Some((*arr, *c)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `e` with each tracked cell read through its stand-in (the relations' parameter).
+fn through_cells(e: &Expr, cells: &BTreeMap<(VarId, i128), VarId>) -> Expr {
+    if cells.is_empty() {
+        return e.clone();
+    }
+    e.map_bottom_up(&mut |x| match cell_at(&x).and_then(|at| cells.get(&at)) {
+        Some(&stand) => Expr {
+            kind: ExprKind::Var(stand),
+            ty: x.ty,
+        },
+        None => x,
+    })
+}
+
+/// The cell forms of the module doc: constants written to tracked cells; the bounds of the
+/// indices the part reaches the arrays at against the tracked cells; and each form so far
+/// over a tracked cell, guarded by such a bound.
+fn cell_forms(
+    prog: &Program,
+    f: &Function,
+    part: &Part,
+    cells: &BTreeMap<(VarId, i128), VarId>,
+    out: &mut Vec<Expr>,
+) {
+    if cells.is_empty() {
+        return;
+    }
+    let tracked = |arr: VarId| {
+        cells
+            .keys()
+            .filter(move |(a, _)| *a == arr)
+            .map(|(_, c)| *c)
+    };
+    let mut indices: Vec<(VarId, Expr)> = Vec::new();
+    let mut written: Vec<Expr> = Vec::new();
+    for &i in &part.edges {
+        let kind = &f.edges[i as usize].kind;
+        if let EdgeKind::Assign { lhs, rhs } = kind
+            && cell_at(lhs).is_some_and(|at| cells.contains_key(&at))
+            && let Some(v) = rhs.constant_value(prog.data_model)
+        {
+            let c = cir::wp::convert(&Expr::int(v, rhs.ty.clone()), &lhs.ty);
+            written.push(binary(prog, BinOp::Eq, lhs.clone(), c));
+        }
+        for e in kind.exprs() {
+            e.walk(&mut |x| {
+                if let ExprKind::Index(a, k) = &x.kind
+                    && let ExprKind::Var(arr) = a.kind
+                    && k.ty.is_integer()
+                    && k.constant_value(prog.data_model).is_none()
+                    && tracked(arr).next().is_some()
+                    && !indices.iter().any(|(b, j)| *b == arr && j == &**k)
+                {
+                    indices.push((arr, (**k).clone()));
+                }
+            });
+        }
+    }
+    for e in written {
+        push(prog, out, e);
+    }
+    let mut guards: Vec<(i128, Expr, Expr)> = Vec::new();
+    for (arr, k) in &indices {
+        for c in tracked(*arr) {
+            let at = Expr::int(c, k.ty.clone());
+            let le = binary(prog, BinOp::Le, k.clone(), at.clone());
+            let ge = binary(prog, BinOp::Ge, k.clone(), at);
+            push(prog, out, le.clone());
+            push(prog, out, ge.clone());
+            guards.push((c, le, ge));
+        }
+    }
+    let over_cell = |e: &Expr, c: i128| {
+        let mut hit = false;
+        e.walk(&mut |x| hit |= cell_at(x).is_some_and(|(_, k)| k == c));
+        hit
+    };
+    for form in out.clone() {
+        for (c, le, ge) in &guards {
+            if over_cell(&form, *c) {
+                for g in [le, ge] {
+                    push(
+                        prog,
+                        out,
+                        binary(prog, BinOp::LogOr, g.clone(), form.clone()),
+                    );
+                }
+            }
         }
     }
 }
