@@ -374,25 +374,30 @@ fn cell_forms(
     for e in written {
         push(prog, out, e);
     }
-    let mut guards: Vec<(i128, Expr, Expr)> = Vec::new();
+    let mut guards: Vec<((VarId, i128), Expr, Expr)> = Vec::new();
     for (arr, k) in &indices {
-        for c in tracked(*arr) {
+        // Only the cells the index's type can name (`unsigned char k` never reaches `A[1023]`).
+        let CType::Int(kind) = k.ty else {
+            continue;
+        };
+        let (lo, hi) = kind.range(prog.data_model);
+        for c in tracked(*arr).filter(|c| (lo..=hi).contains(c)) {
             let at = Expr::int(c, k.ty.clone());
             let le = binary(prog, BinOp::Le, k.clone(), at.clone());
             let ge = binary(prog, BinOp::Ge, k.clone(), at);
             push(prog, out, le.clone());
             push(prog, out, ge.clone());
-            guards.push((c, le, ge));
+            guards.push(((*arr, c), le, ge));
         }
     }
-    let over_cell = |e: &Expr, c: i128| {
+    let over_cell = |e: &Expr, cell: (VarId, i128)| {
         let mut hit = false;
-        e.walk(&mut |x| hit |= cell_at(x).is_some_and(|(_, k)| k == c));
+        e.walk(&mut |x| hit |= cell_at(x) == Some(cell));
         hit
     };
     for form in out.clone() {
-        for (c, le, ge) in &guards {
-            if over_cell(&form, *c) {
+        for (cell, le, ge) in &guards {
+            if over_cell(&form, *cell) {
                 for g in [le, ge] {
                     push(
                         prog,
