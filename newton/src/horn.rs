@@ -427,6 +427,7 @@ fn predicates(
         (!head, r)
     });
     let last = path.len().saturating_sub(1);
+    let mut boundaries = Vec::new();
     for r in order {
         let site = enc.sites[r];
         let f = &prog.functions[site.func.0 as usize];
@@ -455,9 +456,13 @@ fn predicates(
             // A bound in a disjunction (`i <= 1024 || A[1024] == B[1024]`) is where the
             // invariant changes case: the abstraction, which updates each atom on its own,
             // sees the point of the change (`i == 1024`) only with the opposite bound too.
+            // Those come after every other candidate, so under the cap they never displace
+            // an atom of the invariants themselves.
             if matches!(conj.kind, ExprKind::Binary(BinOp::LogOr, ..)) {
-                let opposite: Vec<_> = atoms.iter().filter_map(opposite_bound).collect();
-                atoms.extend(opposite);
+                let opposite = atoms.iter().filter_map(opposite_bound);
+                let segments = lay.ret.is_none_or(|rv| !vars.contains(&rv));
+                boundaries
+                    .extend(opposite.map(|b| (simplify(prog, &b), r, segments, site.func, at)));
             }
             for atom in atoms {
                 let atom = simplify(prog, &atom);
@@ -469,6 +474,14 @@ fn predicates(
                 }
             }
         }
+    }
+    for (b, r, segments, func, at) in boundaries {
+        if segments {
+            for form in along_segments(prog, pts, enc, r, &b) {
+                cands.candidate(prog, form, func, last, at, "invariant");
+            }
+        }
+        cands.candidate(prog, b, func, last, at, "invariant");
     }
     let prover = Prover::new(prog, opts.sem).with_rlimit(opts.rlimit);
     let chosen = cands.finish(&prover, existing);

@@ -3,8 +3,8 @@
 //! a counter by two (its parity), a step through a call, a counter behind a faster one,
 //! variables moving together, nested loops, a flag and a phase change, a loop in a callee,
 //! recursion, a state machine, an array index kept in bounds, an array cell set by a loop,
-//! a scan to a zero the program wrote, a copy cell by cell, an irreducible loop — each with a
-//! buggy mutant (`*_bug.c`), and two bugs behind 100 or more loop iterations. Run through the
+//! a scan to a zero the program wrote, a copy cell by cell, a sum by two, an irreducible loop
+//! — each with a buggy mutant (`*_bug.c`), and two bugs behind 100 or more loop iterations. Run through the
 //! library with `--refine auto` (the default): each safe program is TRUE, each mutant FALSE
 //! with a counterexample replayed on the concrete interpreter, and the final predicates of the
 //! programs listed in [`HORN_PROVED`] include one the Horn refiner (path invariants) proposed.
@@ -68,6 +68,7 @@ const SAFE: &[&str] = &[
     "state_machine",
     "step_parity",
     "sum_nonneg",
+    "sum_step",
 ];
 
 /// Safe programs not proved yet: the Horn refiner finds the invariant (`s == i` in the callee,
@@ -92,6 +93,7 @@ const HORN_PROVED: &[&str] = &[
     "recursion",
     "step_parity",
     "sum_nonneg",
+    "sum_step",
 ];
 
 /// Whether some final predicate of `r` came from the Horn refiner.
@@ -150,6 +152,7 @@ const MUTANTS: &[&str] = &[
     "state_machine_bug",
     "step_parity_bug",
     "sum_nonneg_bug",
+    "sum_step_bug",
 ];
 
 #[test]
