@@ -1,4 +1,4 @@
-/* The mutant of sum_step.c: the last step adds 3. */
+/* The mutant of sum_step.c: the seventh step adds 3, so sn is 2 * n + 1 once n >= 7. */
 extern void __VERIFIER_error(void);
 extern int __VERIFIER_nondet_int(void);
 
