@@ -213,6 +213,19 @@ impl BinOp {
         })
     }
 
+    /// The comparison with its operands swapped (`a < b` is `b > a`); other operators are
+    /// their own.
+    pub fn mirrored(self) -> BinOp {
+        use BinOp::*;
+        match self {
+            Lt => Gt,
+            Gt => Lt,
+            Le => Ge,
+            Ge => Le,
+            o => o,
+        }
+    }
+
     /// Binding strength (C precedence; larger binds tighter).
     fn prec(self) -> u8 {
         use BinOp::*;

@@ -646,16 +646,6 @@ fn is_constant(e: &Expr) -> bool {
     }
 }
 
-fn mirror(op: BinOp) -> BinOp {
-    match op {
-        BinOp::Lt => BinOp::Gt,
-        BinOp::Gt => BinOp::Lt,
-        BinOp::Le => BinOp::Ge,
-        BinOp::Ge => BinOp::Le,
-        o => o,
-    }
-}
-
 /// A comparison in normal form (see the module documentation).
 fn orient(op: BinOp, a: Expr, b: Expr) -> Expr {
     let (ca, cb) = (is_constant(&a), is_constant(&b));
@@ -664,7 +654,11 @@ fn orient(op: BinOp, a: Expr, b: Expr) -> Expr {
     } else {
         matches!(op, BinOp::Gt | BinOp::Ge)
     };
-    let (op, a, b) = if swap { (mirror(op), b, a) } else { (op, a, b) };
+    let (op, a, b) = if swap {
+        (op.mirrored(), b, a)
+    } else {
+        (op, a, b)
+    };
     int_expr(ExprKind::Binary(op, Box::new(a), Box::new(b)))
 }
 

@@ -427,6 +427,9 @@ fn predicates(
         (!head, r)
     });
     let last = path.len().saturating_sub(1);
+    // Each atom to propose: (atom, relation, whether its forms along the segments are wanted,
+    // function, trace position).
+    let mut own = Vec::new();
     let mut boundaries = Vec::new();
     for r in order {
         let site = enc.sites[r];
@@ -458,30 +461,22 @@ fn predicates(
             // sees the point of the change (`i == 1024`) only with the opposite bound too.
             // Those come after every other candidate, so under the cap they never displace
             // an atom of the invariants themselves.
+            let segments = lay.ret.is_none_or(|rv| !vars.contains(&rv));
             if matches!(conj.kind, ExprKind::Binary(BinOp::LogOr, ..)) {
                 let opposite = atoms.iter().filter_map(opposite_bound);
-                let segments = lay.ret.is_none_or(|rv| !vars.contains(&rv));
-                boundaries
-                    .extend(opposite.map(|b| (simplify(prog, &b), r, segments, site.func, at)));
+                boundaries.extend(opposite.map(|b| (b, r, segments, site.func, at)));
             }
-            for atom in atoms {
-                let atom = simplify(prog, &atom);
-                cands.candidate(prog, atom.clone(), site.func, last, at, "invariant");
-                if lay.ret.is_none_or(|rv| !vars.contains(&rv)) {
-                    for form in along_segments(prog, pts, enc, r, &atom) {
-                        cands.candidate(prog, form, site.func, last, at, "invariant");
-                    }
-                }
-            }
+            own.extend(atoms.into_iter().map(|a| (a, r, segments, site.func, at)));
         }
     }
-    for (b, r, segments, func, at) in boundaries {
+    for (atom, r, segments, func, at) in own.into_iter().chain(boundaries) {
+        let atom = simplify(prog, &atom);
+        cands.candidate(prog, atom.clone(), func, last, at, "invariant");
         if segments {
-            for form in along_segments(prog, pts, enc, r, &b) {
+            for form in along_segments(prog, pts, enc, r, &atom) {
                 cands.candidate(prog, form, func, last, at, "invariant");
             }
         }
-        cands.candidate(prog, b, func, last, at, "invariant");
     }
     let prover = Prover::new(prog, opts.sem).with_rlimit(opts.rlimit);
     let chosen = cands.finish(&prover, existing);
@@ -541,18 +536,13 @@ fn cap(set: PredicateSet, reasons: Vec<Reason>, max: usize) -> (PredicateSet, Ve
 /// `a >= b` for `a <= b`, `a > b` for `a < b` and conversely: the bound on the other side of
 /// the same boundary.
 fn opposite_bound(e: &cir::ir::Expr) -> Option<cir::ir::Expr> {
-    let ExprKind::Binary(op, a, b) = &e.kind else {
-        return None;
-    };
-    let op = match op {
-        BinOp::Le => BinOp::Ge,
-        BinOp::Ge => BinOp::Le,
-        BinOp::Lt => BinOp::Gt,
-        BinOp::Gt => BinOp::Lt,
-        _ => return None,
-    };
-    Some(cir::ir::Expr {
-        kind: ExprKind::Binary(op, a.clone(), b.clone()),
-        ty: e.ty.clone(),
-    })
+    match &e.kind {
+        ExprKind::Binary(op @ (BinOp::Le | BinOp::Ge | BinOp::Lt | BinOp::Gt), a, b) => {
+            Some(cir::ir::Expr {
+                kind: ExprKind::Binary(op.mirrored(), a.clone(), b.clone()),
+                ty: e.ty.clone(),
+            })
+        }
+        _ => None,
+    }
 }

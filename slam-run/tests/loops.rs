@@ -96,9 +96,18 @@ const HORN_PROVED: &[&str] = &[
     "sum_step",
 ];
 
+/// The final predicates of `r` that came from the Horn refiner.
+fn horn_predicates(r: &slam_run::RunResult) -> Vec<&str> {
+    r.sources
+        .iter()
+        .filter(|p| p.source == "horn")
+        .map(|p| p.predicate.as_str())
+        .collect()
+}
+
 /// Whether some final predicate of `r` came from the Horn refiner.
 fn horn_in_final(r: &slam_run::RunResult) -> bool {
-    r.sources.iter().any(|p| p.source == "horn")
+    !horn_predicates(r).is_empty()
 }
 
 #[test]
@@ -244,13 +253,12 @@ fn a_path_program_met_again_is_answered_from_the_cache() {
 fn an_array_cell_at_a_constant_index_is_tracked_by_the_horn_refiner() {
     let r = run("array_cell.c", newton::RefineMode::Auto);
     assert!(matches!(r.verdict, Verdict::True), "{}", r.verdict.line());
-    let cell: Vec<&str> = r
-        .sources
-        .iter()
-        .filter(|p| p.source == "horn" && p.predicate.contains("a[1023]"))
-        .map(|p| p.predicate.as_str())
-        .collect();
-    assert!(!cell.is_empty(), "{:?}", r.sources);
+    let horn = horn_predicates(&r);
+    assert!(
+        horn.iter().any(|p| p.contains("a[1023]")),
+        "{:?}",
+        r.sources
+    );
 }
 
 /// Houdini's cell candidates decide the path programs of `array_scan.c` (the scan's index
@@ -268,12 +276,9 @@ fn houdini_proposes_array_cell_invariants() {
             "{name}: {}",
             r.verdict.line()
         );
-        let preds = r.sources.iter().filter(|p| p.source == "horn");
+        let preds = horn_predicates(&r).into_iter().map(String::from).collect();
         let first = r.iterations.iter().find_map(|i| i.horn.as_ref());
-        (
-            preds.map(|p| p.predicate.clone()).collect(),
-            first.map(|h| h.attempts.clone()),
-        )
+        (preds, first.map(|h| h.attempts.clone()))
     };
     let bound =
         |preds: &[String], op: &str| preds.iter().any(|p| p.starts_with("i ") && p.contains(op));
@@ -315,12 +320,7 @@ fn houdini_decides_the_counter_to_a_constant() {
 fn houdini_finds_a_parity_and_spacer_second_guesses_it_on_a_budget() {
     let r = run("step_parity.c", newton::RefineMode::Auto);
     assert!(matches!(r.verdict, Verdict::True), "{}", r.verdict.line());
-    let final_horn: Vec<&str> = r
-        .sources
-        .iter()
-        .filter(|p| p.source == "horn")
-        .map(|p| p.predicate.as_str())
-        .collect();
+    let final_horn = horn_predicates(&r);
     assert!(final_horn.contains(&"i % 2 == 0"), "{final_horn:?}");
     let attempts: Vec<&Vec<String>> = r
         .iterations

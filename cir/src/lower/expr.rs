@@ -770,8 +770,8 @@ impl Lowerer<'_> {
             // A constant subscript is folded (`A[1024 - 1]` is `A[1023]`): every analysis
             // then sees the same cell under one name.
             let fold = |e: Expr, dm| match e.constant_value(dm) {
-                Some(v) if e.ty.is_integer() => Expr::int(v, e.ty),
-                _ => e,
+                Some(v) => Expr::int(v, e.ty),
+                None => e,
             };
             let a = fold(self.expr(&b.lhs)?, self.dm);
             let i = fold(self.expr(&b.rhs)?, self.dm);

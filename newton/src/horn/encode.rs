@@ -33,7 +33,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use cir::ir::{Callee, EdgeId, EdgeKind, Expr, ExprKind, FuncId, Function, NodeId, Program, VarId};
+use cir::ir::{
+    BinOp, Callee, EdgeId, EdgeKind, Expr, ExprKind, FuncId, Function, NodeId, Program, VarId,
+};
 use cir::pointsto::{Loc, PointsTo};
 use cir::smt::horn::{Clause, HornProblem, RelApp, RelId, Relation};
 use cir::types::CType;
@@ -118,16 +120,32 @@ fn var_expr(prog: &Program, v: VarId) -> Expr {
     }
 }
 
-/// `k == c` (an index compared with a constant).
-fn index_is(k: &Expr, c: i128) -> Expr {
-    Expr {
+/// `(A, c)` for the cell `A[c]`: an array variable at a constant index.
+pub(super) fn cell_of(e: &Expr) -> Option<(VarId, i128)> {
+    match &e.kind {
+        ExprKind::Index(a, k) => match (&a.kind, &k.kind) {
+            (ExprKind::Var(arr), ExprKind::Const(c)) => Some((*arr, *c)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `k op c` for an index `k` and a cell index `c`, the constant in `k`'s type; `None` when
+/// that type has no value `c` (an `unsigned char` index never reaches `A[1023]`).
+pub(super) fn index_against(prog: &Program, op: BinOp, k: &Expr, c: i128) -> Option<Expr> {
+    let CType::Int(kind) = k.ty else {
+        return None;
+    };
+    let (lo, hi) = kind.range(prog.data_model);
+    (lo..=hi).contains(&c).then(|| Expr {
         kind: ExprKind::Binary(
-            cir::ir::BinOp::Eq,
+            op,
             Box::new(k.clone()),
             Box::new(Expr::int(c, k.ty.clone())),
         ),
         ty: CType::INT,
-    }
+    })
 }
 
 /// The scalar variables an expression reads or names.
@@ -350,9 +368,7 @@ impl Builder<'_> {
             for &i in &self.pp.parts[&fid].edges {
                 for e in f.edges[i as usize].kind.exprs() {
                     e.walk(&mut |x| {
-                        if let ExprKind::Index(a, k) = &x.kind
-                            && let ExprKind::Var(arr) = a.kind
-                            && let ExprKind::Const(c) = k.kind
+                        if let Some((arr, c)) = cell_of(x)
                             && let CType::Array(t, Some(n)) = &prog.var(arr).ty
                             && tracked_type(t)
                             && !prog.var(arr).is_global()
@@ -609,15 +625,20 @@ impl Builder<'_> {
                 kind: ExprKind::Var(s),
                 ty: x.ty.clone(),
             };
-            if let ExprKind::Const(c) = k.kind {
+            if let Some((_, c)) = cell_of(&x) {
                 return match cells.iter().find(|(i, _)| *i == c) {
                     Some(&(_, s)) => stand(s),
                     None => x,
                 };
             }
-            cells.iter().fold(x.clone(), |acc, &(c, s)| Expr {
-                kind: ExprKind::Cond(Box::new(index_is(k, c)), Box::new(stand(s)), Box::new(acc)),
-                ty: x.ty.clone(),
+            cells.iter().fold(x.clone(), |acc, &(c, s)| {
+                match index_against(self.prog, BinOp::Eq, k, c) {
+                    Some(hit) => Expr {
+                        kind: ExprKind::Cond(Box::new(hit), Box::new(stand(s)), Box::new(acc)),
+                        ty: x.ty.clone(),
+                    },
+                    None => acc,
+                }
             })
         })
     }
@@ -738,13 +759,12 @@ impl Builder<'_> {
                 let next = match idx.kind {
                     ExprKind::Const(i) if i == c => new,
                     ExprKind::Const(_) => cur,
-                    _ => Expr {
-                        kind: ExprKind::Cond(
-                            Box::new(index_is(&idx, c)),
-                            Box::new(new),
-                            Box::new(cur),
-                        ),
-                        ty: lhs.ty.clone(),
+                    _ => match index_against(self.prog, BinOp::Eq, &idx, c) {
+                        Some(hit) => Expr {
+                            kind: ExprKind::Cond(Box::new(hit), Box::new(new), Box::new(cur)),
+                            ty: lhs.ty.clone(),
+                        },
+                        None => cur,
                     },
                 };
                 vers.insert(st, next);

@@ -33,7 +33,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use cir::ir::{BinOp, EdgeKind, Expr, ExprKind, FuncId, Function, Program, VarId};
 use cir::types::CType;
 
-use super::encode::Encoding;
+use super::encode::{Encoding, cell_of, index_against};
 use crate::pathprog::{Part, PathProgram};
 use crate::refine::{simplify, split_atoms};
 
@@ -298,19 +298,8 @@ fn copy_forms(prog: &Program, f: &Function, part: &Part, out: &mut Vec<Expr>) {
 fn tracked_cells(enc: &Encoding) -> BTreeMap<(VarId, i128), VarId> {
     enc.cells
         .iter()
-        .filter_map(|(&stand, cell)| Some((cell_at(cell)?, stand)))
+        .filter_map(|(&stand, cell)| Some((cell_of(cell)?, stand)))
         .collect()
-}
-
-/// `(A, c)` for the cell `A[c]` (a local array at a constant index).
-fn cell_at(e: &Expr) -> Option<(VarId, i128)> {
-    match &e.kind {
-        ExprKind::Index(a, k) => match (&a.kind, &k.kind) {
-            (ExprKind::Var(arr), ExprKind::Const(c)) => Some((*arr, *c)),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// `e` with each tracked cell read through its stand-in (the relations' parameter).
@@ -318,7 +307,7 @@ fn through_cells(e: &Expr, cells: &BTreeMap<(VarId, i128), VarId>) -> Expr {
     if cells.is_empty() {
         return e.clone();
     }
-    e.map_bottom_up(&mut |x| match cell_at(&x).and_then(|at| cells.get(&at)) {
+    e.map_bottom_up(&mut |x| match cell_of(&x).and_then(|at| cells.get(&at)) {
         Some(&stand) => Expr {
             kind: ExprKind::Var(stand),
             ty: x.ty,
@@ -351,7 +340,7 @@ fn cell_forms(
     for &i in &part.edges {
         let kind = &f.edges[i as usize].kind;
         if let EdgeKind::Assign { lhs, rhs } = kind
-            && cell_at(lhs).is_some_and(|at| cells.contains_key(&at))
+            && cell_of(lhs).is_some_and(|at| cells.contains_key(&at))
             && let Some(v) = rhs.constant_value(prog.data_model)
         {
             let c = cir::wp::convert(&Expr::int(v, rhs.ty.clone()), &lhs.ty);
@@ -376,15 +365,11 @@ fn cell_forms(
     }
     let mut guards: Vec<((VarId, i128), Expr, Expr)> = Vec::new();
     for (arr, k) in &indices {
-        // Only the cells the index's type can name (`unsigned char k` never reaches `A[1023]`).
-        let CType::Int(kind) = k.ty else {
-            continue;
-        };
-        let (lo, hi) = kind.range(prog.data_model);
-        for c in tracked(*arr).filter(|c| (lo..=hi).contains(c)) {
-            let at = Expr::int(c, k.ty.clone());
-            let le = binary(prog, BinOp::Le, k.clone(), at.clone());
-            let ge = binary(prog, BinOp::Ge, k.clone(), at);
+        for c in tracked(*arr) {
+            let bound = |op| index_against(prog, op, k, c);
+            let (Some(le), Some(ge)) = (bound(BinOp::Le), bound(BinOp::Ge)) else {
+                continue;
+            };
             push(prog, out, le.clone());
             push(prog, out, ge.clone());
             guards.push(((*arr, c), le, ge));
@@ -392,7 +377,7 @@ fn cell_forms(
     }
     let over_cell = |e: &Expr, cell: (VarId, i128)| {
         let mut hit = false;
-        e.walk(&mut |x| hit |= cell_at(x) == Some(cell));
+        e.walk(&mut |x| hit |= cell_of(x) == Some(cell));
         hit
     };
     for form in out.clone() {
