@@ -45,6 +45,8 @@ pub enum Values {
     CubeLen,
     /// A positive integer.
     Count,
+    /// A non-negative integer.
+    Bound,
 }
 
 /// A strategy dimension of `slam-run`.
@@ -67,6 +69,13 @@ pub const DIMENSIONS: &[Dimension] = &[
         flag: Flag::Value("--cube-len"),
         values: Values::CubeLen,
         about: "maximum cube length of the abstraction",
+    },
+    Dimension {
+        name: "raise",
+        flag: Flag::Value("--max-cube-len"),
+        values: Values::Bound,
+        about: "how far the cube and enforce lengths grow when refinement finds no difference \
+                and constrain cannot help (0: never)",
     },
     Dimension {
         name: "constrain",
@@ -143,6 +152,7 @@ impl Dimension {
             Values::OneOf(vs) => vs.join("|"),
             Values::CubeLen => "1,2,…|inf".into(),
             Values::Count => "1,2,…".into(),
+            Values::Bound => "0,1,2,…".into(),
         }
     }
 
@@ -159,6 +169,7 @@ impl Dimension {
             Values::OneOf(vs) => vs.contains(&value),
             Values::CubeLen => value == "inf" || value.parse::<usize>().is_ok_and(|k| k > 0),
             Values::Count => value.parse::<usize>().is_ok_and(|k| k > 0),
+            Values::Bound => value.parse::<usize>().is_ok(),
         };
         if ok {
             Ok(())
@@ -281,14 +292,15 @@ pub fn at_point(name: Option<&str>, assignments: &[(&str, &str)]) -> Result<Conf
     })
 }
 
-/// The presets: names of the paper's columns and their points.
+/// The presets: names of the paper's columns and their points (the paper's runs kept their
+/// cube length: `raise=0`).
 const PRESETS: &[(&str, &[(&str, &str)])] = &[
-    ("no-constrain", &[("constrain", "off")]),
-    ("lazy", &[("constrain", "lazy")]),
-    ("eager", &[("constrain", "eager")]),
-    ("C/3", &[("cube", "3")]),
-    ("C/5", &[("cube", "5")]),
-    ("C/inf", &[("cube", "inf")]),
+    ("no-constrain", &[("raise", "0"), ("constrain", "off")]),
+    ("lazy", &[("raise", "0"), ("constrain", "lazy")]),
+    ("eager", &[("raise", "0"), ("constrain", "eager")]),
+    ("C/3", &[("cube", "3"), ("raise", "0")]),
+    ("C/5", &[("cube", "5"), ("raise", "0")]),
+    ("C/inf", &[("cube", "inf"), ("raise", "0")]),
     ("C/3+lazy", &[("cube", "3"), ("constrain", "lazy")]),
     ("C/inf+off", &[("cube", "inf"), ("constrain", "off")]),
     (
@@ -418,11 +430,17 @@ mod tests {
             f4.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
             ["no-constrain", "lazy", "eager"]
         );
-        assert_eq!(f4[0].args, ["--constrain", "off"]);
-        assert_eq!(f4[2].point, [("constrain".into(), "eager".into())]);
+        assert_eq!(f4[0].args, ["--max-cube-len", "0", "--constrain", "off"]);
+        assert_eq!(
+            f4[2].point,
+            [
+                ("raise".into(), "0".into()),
+                ("constrain".into(), "eager".into())
+            ]
+        );
         let f6 = preset("fig6").unwrap();
         assert_eq!(f6[2].name, "C/inf");
-        assert_eq!(f6[2].args, ["--cube-len", "inf"]);
+        assert_eq!(f6[2].args, ["--cube-len", "inf", "--max-cube-len", "0"]);
         assert_eq!(preset("C/∞").unwrap(), preset("C/inf").unwrap());
         assert!(preset("S/3").unwrap_err().to_string().contains("symbolic"));
         assert!(matches!(preset("nope"), Err(BenchError::Usage(_))));

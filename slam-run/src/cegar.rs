@@ -46,8 +46,8 @@ use crate::error::RunError;
 use crate::falsify::Falsifier;
 use crate::keep::{Keep, KeptRound, round_file};
 use crate::stats::{
-    AddedPredicate, BebopPhase, C2bpPhase, Iteration, IterationOutcome, Phase, RefinedTrace,
-    RunResult, Stopwatch, TracesEnd,
+    AddedPredicate, BebopPhase, C2bpPhase, CubeRaise, Iteration, IterationOutcome, Phase,
+    RefinedTrace, RunResult, Stopwatch, TracesEnd,
 };
 use crate::verdict::{UnknownReason, Verdict};
 
@@ -389,11 +389,46 @@ impl<'r> Cegar<'r> {
             )));
         }
         if abs.alternation >= self.max_alternations {
-            return Ok(Round::Done(Verdict::Unknown(
-                UnknownReason::NoDifferenceFound,
-            )));
+            return Ok(self.raise_or(UnknownReason::NoDifferenceFound, it));
         }
         self.constrain(abs, &trace, kept.as_ref(), it)
+    }
+
+    /// At an NDF that constrain cannot resolve: the next iteration abstracts the same
+    /// predicates with one literal more in the cubes ([`raised`]), if
+    /// [`Config::max_cube_len`] allows; otherwise the run
+    /// ends with `UNKNOWN (why)`. The Cartesian abstraction with cubes of at most `k`
+    /// literals misses every fact that needs `k + 1` of them (an invariant split over two
+    /// predicates, with a loop's exit condition and the error's guard), and constrain only
+    /// repairs the transitions along one trace at a time. Length 3 stays the start: it is the
+    /// best of the lengths the Constrain paper compares ("Refining approximations in software
+    /// predicate abstraction", §5, Fig. 6); longer cubes cost more on every statement, so the
+    /// run pays for them only once shorter ones have failed. The predicates and the
+    /// constraints found so far stay: a longer cube only adds facts that hold.
+    fn raise_or(&mut self, why: UnknownReason, it: &mut Iteration) -> Round {
+        let o = &self.c2bp_opts;
+        let Some((cube_len, enforce_len)) = (o.abstraction == c2bp::Abstraction::Cartesian)
+            .then(|| raised(o.cube_len, o.enforce_len, self.cfg.max_cube_len))
+            .flatten()
+        else {
+            return Round::Done(Verdict::Unknown(why));
+        };
+        tracing::info!(
+            iteration = it.index,
+            %why,
+            ?cube_len,
+            enforce_len,
+            "raising the abstraction's cube lengths"
+        );
+        self.c2bp_opts.cube_len = cube_len;
+        self.c2bp_opts.enforce_len = enforce_len;
+        self.keep.c2bp_options_from(it.index, &self.c2bp_opts);
+        it.cube_raise = Some(CubeRaise {
+            cube_len,
+            enforce_len,
+            reason: why.to_string(),
+        });
+        Round::Refined
     }
 
     /// The verdict when the deadline passed between two phases: `UNKNOWN (timeout)`, with
@@ -922,14 +957,10 @@ impl<'r> Cegar<'r> {
             self.keep.record_constrain(k)?;
         }
         if pass.constraints.is_empty() {
-            return Ok(Round::Done(Verdict::Unknown(
-                UnknownReason::NoSpuriousTransition,
-            )));
+            return Ok(self.raise_or(UnknownReason::NoSpuriousTransition, it));
         }
         if constrain::apply(&mut abs.bp, &pass.constraints) == 0 {
-            return Ok(Round::Done(Verdict::Unknown(
-                UnknownReason::ConstraintsDoNotApply,
-            )));
+            return Ok(self.raise_or(UnknownReason::ConstraintsDoNotApply, it));
         }
         for c in pass.constraints {
             if !self.constraints.contains(&c) {
@@ -939,6 +970,27 @@ impl<'r> Cegar<'r> {
         abs.reprint()?;
         abs.alternation += 1;
         Ok(Round::Constrained)
+    }
+}
+
+/// The cube and enforce lengths one literal more precise than `cube_len` (`None`: unbounded)
+/// and `enforce_len`, each at most `max`: the enforce length first, up to one more than the
+/// cube length, then the cube length. `None` when no step is left. The enforce search runs
+/// once per procedure, the cube search once per statement and predicate, so a longer enforce
+/// length is the cheaper step (on the loop suite's `two_vars`, enforce length 4 with cubes of
+/// 3 took a third of c2bp's time with cubes of 4).
+fn raised(
+    cube_len: Option<usize>,
+    enforce_len: usize,
+    max: usize,
+) -> Option<(Option<usize>, usize)> {
+    let cube = cube_len.unwrap_or(usize::MAX);
+    if enforce_len < cube.saturating_add(1).min(max) {
+        Some((cube_len, enforce_len + 1))
+    } else if cube < max {
+        Some((Some(cube + 1), enforce_len))
+    } else {
+        None
     }
 }
 
@@ -961,4 +1013,35 @@ const SIBLINGS: &str = "siblings";
 /// The key of an abstract path for recurrence: its C edges (an assume edge fixes the branch).
 fn path_key(path: &[CStep]) -> Vec<(EdgeId, u32)> {
     path.iter().map(|s| (s.edge, s.depth)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::raised;
+
+    #[test]
+    fn raises_go_one_literal_at_a_time_enforce_first() {
+        let mut at = (Some(3), 2);
+        let mut steps = Vec::new();
+        while let Some(next) = raised(at.0, at.1, 5) {
+            steps.push(next);
+            at = next;
+        }
+        assert_eq!(
+            steps,
+            [
+                (Some(3), 3),
+                (Some(3), 4),
+                (Some(4), 4),
+                (Some(4), 5),
+                (Some(5), 5)
+            ]
+        );
+        // Unbounded cubes: only the enforce length grows.
+        assert_eq!(raised(None, 2, 5), Some((None, 3)));
+        assert_eq!(raised(None, 5, 5), None);
+        // A start beyond the cap, or a cap of 0: no raise.
+        assert_eq!(raised(Some(6), 2, 5), Some((Some(6), 3)));
+        assert_eq!(raised(Some(3), 2, 0), None);
+    }
 }

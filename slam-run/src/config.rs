@@ -57,7 +57,18 @@ pub struct Config {
     /// from them, and bebop's frame order (a procedure's parameters in the first frame slots,
     /// its locals after them) makes the relation between the two groups exponential.
     pub sibling_predicates: bool,
+    /// How far the loop may raise the abstraction's precision when refinement stops making a
+    /// difference and constrain cannot help (module `cegar`): one literal at a time, the
+    /// enforce length first (up to one more than the cube length), then the cube length, each
+    /// up to this length. At most the start's cube and enforce lengths: never.
+    pub max_cube_len: usize,
 }
+
+/// The default of [`Config::max_cube_len`]. The cube search grows with the number of
+/// predicates to the power of the length, so each step costs more than the last; the loop
+/// programs that needed a raise at all needed 3- and 4-literal cubes (an invariant split over
+/// two predicates, plus the exit condition and the error guard).
+pub const DEFAULT_MAX_CUBE_LEN: usize = 5;
 
 /// The default of [`Config::traces_per_iteration`]: 1, the classic loop. More traces per
 /// abstraction save iterations (on the corpus's `locks` and `ntdrivers-simplified` sets, 8
@@ -83,6 +94,7 @@ impl Default for Config {
             traces_per_iteration: DEFAULT_TRACES_PER_ITERATION,
             traces_time_bound: false,
             sibling_predicates: false,
+            max_cube_len: DEFAULT_MAX_CUBE_LEN,
         }
     }
 }

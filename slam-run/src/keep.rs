@@ -44,6 +44,9 @@ pub(crate) struct Keep {
     dir: Option<PathBuf>,
     commands: String,
     c_file: String,
+    /// `--cube-len K --enforce-len N`: the loop may raise them during the run.
+    cube_flags: String,
+    /// c2bp's other flags.
     c2bp_flags: String,
     rlimit_flag: String,
     max_constraints: usize,
@@ -157,6 +160,7 @@ impl Keep {
             dir: cfg.keep.clone(),
             commands,
             c_file: sh_quote(&c_file.display().to_string()),
+            cube_flags: cube_flags(&cfg.c2bp_options()),
             c2bp_flags: c2bp_flags(cfg),
             rlimit_flag: rlimit_flag(cfg),
             max_constraints: cfg.constrain.limits().0,
@@ -205,10 +209,11 @@ impl Keep {
             return Ok(());
         };
         self.commands.push_str(&format!(
-            "# iteration {index}\n{} {} --preds {} {} -o {}\n",
+            "# iteration {index}\n{} {} --preds {} {} {} -o {}\n",
             self.tools.tool("c2bp"),
             self.c_file,
             Self::shown(preds),
+            self.cube_flags,
             self.c2bp_flags,
             Self::shown(&out),
         ));
@@ -312,6 +317,20 @@ impl Keep {
         ));
     }
 
+    /// Records that c2bp abstracts with the options `o` from iteration `index` on (the
+    /// loop raised the cube lengths): later c2bp commands get their flags.
+    pub(crate) fn c2bp_options_from(&mut self, index: usize, o: &c2bp::Options) {
+        self.cube_flags = cube_flags(o);
+        if self.dir.is_none() {
+            return;
+        }
+        self.commands.push_str(&format!(
+            "# longer cubes from iteration {} on ({}): refinement made no difference\n",
+            index + 1,
+            self.cube_flags
+        ));
+    }
+
     fn write_commands(&self) -> Result<(), RunError> {
         self.write("commands.txt", || &self.commands).map(|_| ())
     }
@@ -325,15 +344,20 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), RunError> {
     std::fs::rename(&tmp, path).map_err(|e| RunError::Io(path.to_path_buf(), e))
 }
 
-/// The c2bp flags that reproduce `cfg`'s abstraction (for the kept `commands.txt`).
+/// The cube-length flags of c2bp's options `o`.
+fn cube_flags(o: &c2bp::Options) -> String {
+    format!(
+        "--cube-len {} --enforce-len {}",
+        o.cube_len.map_or("inf".to_string(), |k| k.to_string()),
+        o.enforce_len
+    )
+}
+
+/// The c2bp flags besides [`cube_flags`] that reproduce `cfg`'s abstraction (for the kept
+/// `commands.txt`).
 fn c2bp_flags(cfg: &Config) -> String {
     let o = &cfg.c2bp_options();
-    let mut s = format!(
-        "--cube-len {} --enforce-len {} --data-model {}",
-        o.cube_len.map_or("inf".to_string(), |k| k.to_string()),
-        o.enforce_len,
-        o.sem.data_model
-    );
+    let mut s = format!("--data-model {}", o.sem.data_model);
     if o.sem.bitvector {
         s.push_str(" --bitvector");
     }

@@ -33,13 +33,15 @@ mod verdict;
 pub mod witness;
 
 pub use cegar::{Progress, run};
-pub use config::{Config, ConstrainMode, DEFAULT_TRACES_PER_ITERATION, Precision};
+pub use config::{
+    Config, ConstrainMode, DEFAULT_MAX_CUBE_LEN, DEFAULT_TRACES_PER_ITERATION, Precision,
+};
 pub use error::RunError;
 pub use falsify::{FalsifyMode, FalsifyOptions};
 pub use keep::clear_stale;
 pub use stats::{
-    AddedPredicate, BebopPhase, C2bpPhase, C2bpProcedure, FalsifyOutcome, FalsifyRun, Iteration,
-    IterationOutcome, Journal, Phase, RefinedTrace, RunResult, STATS_FORMAT, StatsJson, TracesEnd,
-    Trigger, process_usage,
+    AddedPredicate, BebopPhase, C2bpPhase, C2bpProcedure, CubeRaise, FalsifyOutcome, FalsifyRun,
+    Iteration, IterationOutcome, Journal, Phase, RefinedTrace, RunResult, STATS_FORMAT, StatsJson,
+    TracesEnd, Trigger, process_usage,
 };
 pub use verdict::{UnknownReason, Verdict};

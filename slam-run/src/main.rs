@@ -50,6 +50,13 @@ struct Args {
     /// Maximum length of the inconsistent cubes `enforce` excludes (0: no enforce).
     #[arg(long = "enforce-len", value_name = "N", default_value_t = 2)]
     enforce_len: usize,
+    /// When refinement makes no difference and constrain cannot help, abstract the same
+    /// predicates again with longer cubes rather than answer UNKNOWN, one literal at a time:
+    /// --enforce-len first (up to one more than --cube-len), then --cube-len, each up to K
+    /// (the summary line says `cube-len=K/N@I` for each raise, I being the first iteration
+    /// with cube length K and enforce length N). 0: never.
+    #[arg(long = "max-cube-len", value_name = "K", default_value_t = slam_run::DEFAULT_MAX_CUBE_LEN)]
+    max_cube_len: usize,
     /// The C semantics: int (mathematical integers with ranges; `^`, `|`, `&` with a
     /// non-constant operand uninterpreted within range), bv (bit-precise: machine integers
     /// with wrap-around everywhere) or auto (int, and bv for the rest of the run from the
@@ -488,6 +495,7 @@ fn loop_config(
         traces_per_iteration: args.traces_per_iteration,
         traces_time_bound: args.traces_time_bound,
         sibling_predicates: args.sibling_predicates,
+        max_cube_len: args.max_cube_len,
         keep: args.keep.clone(),
         deadline,
         settings,

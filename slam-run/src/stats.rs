@@ -165,6 +165,10 @@ pub struct Iteration {
     /// reasoning (`--precision auto`): newton's reason for leaving the path undecided in
     /// integer mode, which the bit-precise re-check decided. `null` otherwise.
     pub precision_switch: Option<String>,
+    /// Set on the round after which the loop raised the abstraction's cube lengths
+    /// (`--max-cube-len`): the lengths the next iteration abstracts with, and why the run
+    /// would have ended otherwise. `null` otherwise.
+    pub cube_raise: Option<CubeRaise>,
     /// The predicates this round added, each with the refiner that proposed it.
     pub added: Vec<AddedPredicate>,
     /// What the Horn refiner did on this round's trace, when it ran.
@@ -179,6 +183,18 @@ pub struct Iteration {
     pub traces: Vec<RefinedTrace>,
     /// Why the search for more traces of this abstraction ended (`""`: there was none).
     pub traces_end: TracesEnd,
+}
+
+/// A raise of the abstraction's cube lengths: refinement made no difference and constrain
+/// could not help, so the next iteration abstracts the same predicates more precisely.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CubeRaise {
+    /// The new maximum cube length (`null`: unbounded, as before).
+    pub cube_len: Option<usize>,
+    /// The new maximum length of the inconsistent cubes `enforce` excludes.
+    pub enforce_len: usize,
+    /// The `UNKNOWN` reason the run would have ended with.
+    pub reason: String,
 }
 
 /// What made the loop call the falsifier.
@@ -639,6 +655,13 @@ impl RunResult {
             .find_map(|i| i.precision_switch.as_deref().map(|r| (i.index, r)))
     }
 
+    /// The raises of the cube lengths, each with the iteration after which it happened.
+    pub fn cube_raises(&self) -> impl Iterator<Item = (usize, &CubeRaise)> {
+        self.iterations
+            .iter()
+            .filter_map(|i| i.cube_raise.as_ref().map(|r| (i.index, r)))
+    }
+
     /// The Horn refiner's records over all iterations whose outcome satisfies `which`.
     fn horn_count(&self, which: fn(newton::HornResult) -> bool) -> usize {
         self.iterations
@@ -736,6 +759,14 @@ impl RunResult {
         }
         if let Some((at, _)) = self.precision_change() {
             s.push_str(&format!(" precision=int→bv@{at}"));
+        }
+        for (at, r) in self.cube_raises() {
+            s.push_str(&format!(
+                " cube-len={}/{}@{}",
+                r.cube_len.map_or("inf".to_string(), |k| k.to_string()),
+                r.enforce_len,
+                at + 1
+            ));
         }
         if let Some(p) = self.stopped_in {
             s.push_str(&format!(" stopped-in={p}"));

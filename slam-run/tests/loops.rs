@@ -8,10 +8,6 @@
 //! library with `--refine auto` (the default): each safe program is TRUE, each mutant FALSE
 //! with a counterexample replayed on the concrete interpreter, and the final predicates of the
 //! programs listed in [`HORN_PROVED`] include one the Horn refiner (path invariants) proposed.
-//!
-//! Knob: `SLAM_LOOPS_ALL=1` also runs the programs not proved yet ([`NOT_PROVED`], and their
-//! mutants), which only check that they are never answered wrongly (minutes in the test
-//! profile).
 
 mod common;
 
@@ -56,6 +52,7 @@ const SAFE: &[&str] = &[
     "array_index",
     "array_scan",
     "call_parity",
+    "callee_loop",
     "count_down",
     "counter_const",
     "counter_param",
@@ -71,18 +68,13 @@ const SAFE: &[&str] = &[
     "sum_step",
 ];
 
-/// Safe programs not proved yet: the Horn refiner finds the invariant (`s == i` in the callee,
-/// `i + y == j + x`), but the abstraction with it and newton's other predicates still has a
-/// spurious path (c2bp's cube search within its budget misses the 3- and 4-literal cubes the
-/// proof needs), so the run ends UNKNOWN — never FALSE.
-const NOT_PROVED: &[&str] = &["callee_loop", "two_vars"];
-
 /// Safe programs whose final predicates include a Horn-proposed one.
 const HORN_PROVED: &[&str] = &[
     "array_cell",
     "array_copy",
     "array_scan",
     "call_parity",
+    "callee_loop",
     "count_down",
     "counter_const",
     "counter_param",
@@ -125,30 +117,17 @@ fn the_safe_programs_are_true() {
             ));
         }
     }
-    // Slow (each spends the Horn refiner's whole budget, several times): only on request.
-    let gaps: &[&str] = if std::env::var_os("SLAM_LOOPS_ALL").is_some() {
-        NOT_PROVED
-    } else {
-        &[]
-    };
-    for name in gaps {
-        let r = run(&format!("{name}.c"), newton::RefineMode::Auto);
-        if !matches!(r.verdict, Verdict::Unknown(_)) {
-            failures.push(format!("{name} (not proved so far): {}", r.verdict.line()));
-        }
-    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The mutants found with `--refine auto`; `callee_loop_bug` and `two_vars_bug` end UNKNOWN
-/// (see [`NOT_PROVED`]; the path program of `two_vars_bug` is not decided within the Horn
-/// refiner's resource limit).
+/// The mutants, each found with `--refine auto`.
 const MUTANTS: &[&str] = &[
     "array_cell_bug",
     "array_copy_bug",
     "array_scan_bug",
     "array_index_bug",
     "call_parity_bug",
+    "callee_loop_bug",
     "count_down_bug",
     "counter_const_bug",
     "counter_param_bug",
@@ -174,17 +153,6 @@ fn the_mutants_are_false_with_a_replayed_counterexample() {
             // the error.
             Verdict::False(cex) if !cex.steps.is_empty() => {}
             v => failures.push(format!("{name}: {}", v.line())),
-        }
-    }
-    let gaps: &[&str] = if std::env::var_os("SLAM_LOOPS_ALL").is_some() {
-        &["callee_loop_bug", "two_vars_bug"]
-    } else {
-        &[]
-    };
-    for name in gaps {
-        let r = run(&format!("{name}.c"), newton::RefineMode::Auto);
-        if matches!(r.verdict, Verdict::True) {
-            failures.push(format!("{name}: TRUE"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -290,6 +258,32 @@ fn houdini_proposes_array_cell_invariants() {
     let (copy, first) = proved("array_copy.c");
     assert!(bound(&copy, "<= 256") && bound(&copy, ">= 256"), "{copy:?}");
     assert_eq!(first, houdini);
+}
+
+/// `callee_loop.c` is proved only once the enforce length is raised; with
+/// `--max-cube-len 0` the run ends as it did before raises existed, never with a verdict.
+#[test]
+fn no_difference_found_raises_the_cube_lengths() {
+    let r = run("callee_loop.c", newton::RefineMode::Auto);
+    assert!(matches!(r.verdict, Verdict::True), "{}", r.verdict.line());
+    let raises: Vec<_> = r.cube_raises().map(|(_, c)| c.clone()).collect();
+    assert!(!raises.is_empty());
+    assert_eq!(raises[0].reason, "no difference found");
+    let cfg = slam_run::Config {
+        max_cube_len: 0,
+        max_iterations: 20,
+        ..slam_run::Config::default()
+    };
+    let r = common::run_file(&data("callee_loop.c"), &cfg);
+    assert!(
+        matches!(
+            r.verdict,
+            Verdict::Unknown(slam_run::UnknownReason::NoDifferenceFound)
+        ),
+        "{}",
+        r.verdict.line()
+    );
+    assert_eq!(r.cube_raises().count(), 0);
 }
 
 /// Houdini over the atoms the program spells out decides `counter_const.c`'s path program

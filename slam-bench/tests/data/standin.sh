@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
     --constrain) mode=$2; shift 2 ;;
     --stats-json) stats=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
-    -p|--preds|--cube-len|--enforce-len|--data-model|--error-fn|--error-label|--property|\
+    -p|--preds|--cube-len|--enforce-len|--max-cube-len|--data-model|--error-fn|--error-label|--property|\
     --max-iterations|--keep|--witness|--rlimit|--max-queries) shift 2 ;;
     --no-guard-preds|--bitvector|--assert|-v|-vv|-vvv|--verbose) shift ;;
     -*) printf "error: unexpected argument '%s' found\n\nUsage: slam-run [OPTIONS] <FILE>\n\nFor more information, try '--help'.\n" "$1" >&2
