@@ -66,6 +66,7 @@ const SAFE: &[&str] = &[
     "step_parity",
     "sum_nonneg",
     "sum_step",
+    "two_vars",
 ];
 
 /// Safe programs whose final predicates include a Horn-proposed one.
@@ -86,6 +87,7 @@ const HORN_PROVED: &[&str] = &[
     "step_parity",
     "sum_nonneg",
     "sum_step",
+    "two_vars",
 ];
 
 /// The final predicates of `r` that came from the Horn refiner.
@@ -141,6 +143,7 @@ const MUTANTS: &[&str] = &[
     "step_parity_bug",
     "sum_nonneg_bug",
     "sum_step_bug",
+    "two_vars_bug",
 ];
 
 #[test]
@@ -258,6 +261,22 @@ fn houdini_proposes_array_cell_invariants() {
     let (copy, first) = proved("array_copy.c");
     assert!(bound(&copy, "<= 256") && bound(&copy, ">= 256"), "{copy:?}");
     assert_eq!(first, houdini);
+}
+
+/// `two_vars.c` needs `x - y == i - j`, which Houdini guesses from the two equal steps and
+/// the values the variables start from; with it and the loop's exit, the error's guard needs a
+/// four-literal cube, so the run raises the enforce length after constrain stops helping.
+#[test]
+fn two_variables_moving_together_are_proved_with_longer_cubes() {
+    let r = run("two_vars.c", newton::RefineMode::Auto);
+    assert!(matches!(r.verdict, Verdict::True), "{}", r.verdict.line());
+    let horn = horn_predicates(&r);
+    assert!(horn.contains(&"x - y == i - j"), "{horn:?}");
+    let raises: Vec<_> = r.cube_raises().map(|(_, c)| c.clone()).collect();
+    assert!(
+        raises.last().is_some_and(|c| c.enforce_len >= 4),
+        "{raises:?}"
+    );
 }
 
 /// `callee_loop.c` is proved only once the enforce length is raised; with

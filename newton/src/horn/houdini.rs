@@ -20,6 +20,9 @@
 //! - *orders*: between two variables of one type that the code assigns, `a <= b` and
 //!   `a >= b` (a counter that grows by one while another grows by at least one stays below
 //!   it);
+//! - *differences*: two variables that the code only steps by the same constant keep their
+//!   difference, the one between the values they are set to (`x - y == i - j` after
+//!   `x = i; y = j;` and a loop of `x--; y--;`), and by opposite constants, their sum;
 //! - *cells* (of the arrays whose cells at constant indices the encoding tracks): a cell
 //!   equals each constant the code writes to it (`A[1023] = 0`); an index `k` the code reads or
 //!   writes the array at is on either side of each tracked cell `c` (`k <= c`: a scan that
@@ -65,8 +68,15 @@ pub(super) fn candidates(prog: &Program, pp: &PathProgram, enc: &Encoding) -> Ve
         if let Some(rv) = enc.layouts.get(fid).and_then(|l| l.ret) {
             result_forms(ext, f, part, rv, &mut forms);
         }
+        // The differences come before the orders and copies (the cap on candidates keeps the
+        // first), but copies are not made of them: `i - y == i - j` from `x = i` is no guess.
+        let at = forms.len();
         order_forms(ext, f, part, &mut forms);
         copy_forms(ext, f, part, &mut forms);
+        let mut differences = Vec::new();
+        difference_forms(ext, f, part, &mut differences);
+        differences.retain(|d| !forms.contains(d));
+        forms.splice(at..at, differences);
         cell_forms(ext, f, part, &cells, &mut forms);
         let forms = forms.iter().map(|e| through_cells(e, &cells)).collect();
         forms_of.insert(*fid, forms);
@@ -290,6 +300,74 @@ fn copy_forms(prog: &Program, f: &Function, part: &Part, out: &mut Vec<Expr>) {
                 out,
                 cir::wp::subst_vars(e, &|w| (w == v).then(|| t.clone())),
             );
+        }
+    }
+}
+
+/// For two variables of one type that the part changes only by the same constant (`x--;
+/// y--;`): `x - y == s - t` for each pair of a variable or constant `s` assigned to `x` and `t`
+/// assigned to `y`; for opposite constants (`x++; y--;`), `x + y == s + t`. The first
+/// [`MAX_ORDERED`] such variables, pairwise.
+fn difference_forms(prog: &Program, f: &Function, part: &Part, out: &mut Vec<Expr>) {
+    // Per variable: its steps (`None` once it is changed otherwise) and its initial values.
+    let mut steps: BTreeMap<VarId, Option<BTreeSet<i128>>> = BTreeMap::new();
+    let mut inits: BTreeMap<VarId, Vec<Expr>> = BTreeMap::new();
+    for &i in &part.edges {
+        let Some((v, rhs)) = assigned(&f.edges[i as usize].kind) else {
+            continue;
+        };
+        let step = match &uncast(rhs).kind {
+            ExprKind::Const(_) | ExprKind::Var(_) => {
+                let init = cir::wp::convert(rhs, &prog.var(v).ty);
+                let at = inits.entry(v).or_default();
+                if !at.contains(&init) {
+                    at.push(init);
+                }
+                continue;
+            }
+            ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) => {
+                match (&uncast(a).kind, &uncast(b).kind, op) {
+                    (ExprKind::Var(w), ExprKind::Const(c), BinOp::Add) if *w == v => Some(*c),
+                    (ExprKind::Var(w), ExprKind::Const(c), BinOp::Sub) if *w == v => Some(-c),
+                    (ExprKind::Const(c), ExprKind::Var(w), BinOp::Add) if *w == v => Some(*c),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let entry = steps.entry(v).or_insert_with(|| Some(BTreeSet::new()));
+        match (entry.as_mut(), step) {
+            (Some(set), Some(c)) if c != 0 => {
+                set.insert(c);
+            }
+            _ => *entry = None,
+        }
+    }
+    let stepped: Vec<(VarId, i128)> = steps
+        .into_iter()
+        .filter_map(|(v, s)| {
+            let s = s?;
+            (s.len() == 1).then(|| (v, *s.first().expect("one step")))
+        })
+        .take(MAX_ORDERED)
+        .collect();
+    let no_inits = Vec::new();
+    for (k, &(a, ca)) in stepped.iter().enumerate() {
+        for &(b, cb) in &stepped[k + 1..] {
+            let (x, y) = (var(prog, a), var(prog, b));
+            let op = match ca {
+                _ if x.ty != y.ty => continue,
+                _ if ca == cb => BinOp::Sub,
+                _ if ca == -cb => BinOp::Add,
+                _ => continue,
+            };
+            for s in inits.get(&a).unwrap_or(&no_inits) {
+                for t in inits.get(&b).unwrap_or(&no_inits) {
+                    let lhs = binary(prog, op, x.clone(), y.clone());
+                    let rhs = binary(prog, op, s.clone(), t.clone());
+                    push(prog, out, binary(prog, BinOp::Eq, lhs, rhs));
+                }
+            }
         }
     }
 }
