@@ -44,7 +44,7 @@ use crate::config::{Config, Precision};
 use crate::divergence::{Added, Detector};
 use crate::error::RunError;
 use crate::falsify::Falsifier;
-use crate::keep::{Keep, KeptRound, round_file};
+use crate::keep::{Keep, KeptRound, further_file, round_file};
 use crate::stats::{
     AddedPredicate, BebopPhase, C2bpPhase, CubeRaise, Iteration, IterationOutcome, Phase,
     RefinedTrace, RunResult, Stopwatch, TracesEnd,
@@ -395,9 +395,8 @@ impl<'r> Cegar<'r> {
     }
 
     /// At an NDF that constrain cannot resolve: the next iteration abstracts the same
-    /// predicates with one literal more in the cubes ([`raised`]), if
-    /// [`Config::max_cube_len`] allows; otherwise the run
-    /// ends with `UNKNOWN (why)`. The Cartesian abstraction with cubes of at most `k`
+    /// predicates with one literal more in the cubes ([`raised`]), if [`Config::max_cube_len`]
+    /// allows; otherwise the run ends with `UNKNOWN (why)`. The Cartesian abstraction with cubes of at most `k`
     /// literals misses every fact that needs `k + 1` of them (an invariant split over two
     /// predicates, with a loop's exit condition and the error's guard), and constrain only
     /// repairs the transitions along one trace at a time. Length 3 stays the start: it is the
@@ -549,6 +548,7 @@ impl<'r> Cegar<'r> {
             alternation: abs.alternation,
             bp,
             trace,
+            preds: None,
         });
         if let Some(k) = &kept {
             self.keep.record_check(k)?;
@@ -846,7 +846,7 @@ impl<'r> Cegar<'r> {
         let budget = it.c2bp_cpu_seconds + it.bebop_cpu_seconds + it.newton_cpu_seconds;
         let mut spent = 0.0;
         let mut bp = abs.bp.clone();
-        let mut blocked = 0;
+        let mut blocked: Vec<String> = Vec::new();
         let mut edge = path.get(blocking).map(|s| s.edge);
         let opts = bebop::Options {
             program_name: abs.file("bp"),
@@ -864,10 +864,27 @@ impl<'r> Cegar<'r> {
             }
             match edge {
                 Some(e) if block::block_edge(&mut bp, &self.prog.edge_name(e)) > 0 => {
-                    blocked += 1;
+                    blocked.push(self.prog.edge_name(e));
                 }
                 _ => break TracesEnd::Unblockable,
             }
+            // Kept, the blocked program is printed and read back, so that the trace's
+            // positions are those of the kept text.
+            let further = it.traces.len();
+            let file = |ext: &str| further_file(abs.index, abs.alternation, further, ext);
+            let bp_file = if self.keep.is_on() {
+                let text = bp_grammar::print::print(&bp);
+                bp = bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default())
+                    .map_err(|d| {
+                        RunError::Internal(format!(
+                            "the program with blocked edges does not check: {}",
+                            d.first().map(|d| d.message.clone()).unwrap_or_default()
+                        ))
+                    })?;
+                self.keep.write(&file("bp"), || text)?
+            } else {
+                None
+            };
             self.report(abs.index, Phase::Bebop, it);
             let t = Stopwatch::start();
             let outcome =
@@ -879,6 +896,20 @@ impl<'r> Cegar<'r> {
             let bebop::Verdict::Unsafe(trace) = outcome.verdict else {
                 break TracesEnd::Safe;
             };
+            let trace_file = self.keep.write(&file("trace.json"), || trace.to_json())?;
+            if let (Some(bp), Some(trace)) = (bp_file, trace_file) {
+                let preds = self.keep.write(&file("preds"), || {
+                    cir::pred::predicate_file_text(&self.preds)
+                })?;
+                let kept = KeptRound {
+                    index: abs.index,
+                    alternation: abs.alternation,
+                    bp,
+                    trace,
+                    preds,
+                };
+                self.keep.record_further(&abs.file("bp"), &blocked, &kept)?;
+            }
             let next = bp_c::trace::c_path(self.prog, &bp, &trace)
                 .map_err(|e| RunError::Internal(format!("bebop's trace: {e}")))?;
             self.report(abs.index, Phase::Newton, it);
@@ -888,6 +919,8 @@ impl<'r> Cegar<'r> {
             it.newton_seconds += wall;
             it.newton_cpu_seconds += cpu;
             spent += cpu;
+            self.keep
+                .write(&file("newton.json"), || newton::outcome_json(&res))?;
             match res {
                 newton::Outcome::Feasible(cex) => {
                     it.outcome = IterationOutcome::Feasible;
@@ -900,7 +933,7 @@ impl<'r> Cegar<'r> {
                     if !r.preds.is_empty() {
                         self.seen.insert(path_key(&next));
                     }
-                    self.adopt(*r, next.len(), blocked, it);
+                    self.adopt(*r, next.len(), blocked.len(), it);
                 }
             }
         };

@@ -72,9 +72,8 @@ pub const DEFAULT_MAX_CUBE_LEN: usize = 5;
 
 /// The default of [`Config::traces_per_iteration`]: 1, the classic loop. More traces per
 /// abstraction save iterations (on the corpus's `locks` and `ntdrivers-simplified` sets, 8
-/// traces took a third of the iterations and 0.84–0.95 of the CPU time), but `--keep` does
-/// not yet record the further traces (their blocked Boolean programs, traces and newton
-/// results), so a verdict reached on one would not be reproduced by the kept commands.
+/// traces took a third of the iterations and 0.84–0.95 of the CPU time), but the loop and
+/// ssh sets have not been measured with more.
 pub const DEFAULT_TRACES_PER_ITERATION: usize = 1;
 
 impl Default for Config {

@@ -1,5 +1,6 @@
 //! The `--keep` directory: every round's files (`iterNNN.preds`, `iterNNN.bp`, its trace,
-//! newton's and constrain's answers; `iterNNN-aK.*` for the K-th constrain alternation) and
+//! newton's and constrain's answers; `iterNNN-aK.*` for the K-th constrain alternation;
+//! `iterNNN-tJ.*` for the J-th further trace of `--traces-per-iteration`) and
 //! `commands.txt`, the standalone tools' command lines that re-run each stage by hand to the
 //! same result. Files are written atomically (temporary + rename), so a run stopped by its time
 //! limit leaves every kept file either complete or absent.
@@ -20,10 +21,21 @@ use crate::error::RunError;
 /// The name of a round's file: `iterNNN.EXT` for the abstraction c2bp wrote, `iterNNN-aK.EXT`
 /// after the K-th constrain pass.
 pub(crate) fn round_file(index: usize, alternation: usize, ext: &str) -> String {
+    format!("{}.{ext}", round_stem(index, alternation))
+}
+
+/// The name of a file of the `trace`-th further trace of a round (`--traces-per-iteration`;
+/// 1 is the first after the round's own): `iterNNN-tJ.EXT` (`iterNNN-aK-tJ.EXT` after a
+/// constrain pass).
+pub(crate) fn further_file(index: usize, alternation: usize, trace: usize, ext: &str) -> String {
+    format!("{}-t{trace}.{ext}", round_stem(index, alternation))
+}
+
+fn round_stem(index: usize, alternation: usize) -> String {
     if alternation == 0 {
-        format!("iter{index:03}.{ext}")
+        format!("iter{index:03}")
     } else {
-        format!("iter{index:03}-a{alternation}.{ext}")
+        format!("iter{index:03}-a{alternation}")
     }
 }
 
@@ -37,6 +49,9 @@ pub(crate) struct KeptRound {
     pub bp: PathBuf,
     /// Bebop's trace.
     pub trace: PathBuf,
+    /// The predicates newton refines against, when they are not the Boolean program's own
+    /// (a further trace comes after the predicates of the traces before it).
+    pub preds: Option<PathBuf>,
 }
 
 /// The keep directory (nothing is written without one) and the `commands.txt` written so far.
@@ -173,6 +188,11 @@ impl Keep {
         sh_quote(&p.display().to_string())
     }
 
+    /// Whether files are kept.
+    pub(crate) fn is_on(&self) -> bool {
+        self.dir.is_some()
+    }
+
     /// The path of the kept file `name`, when files are kept.
     pub(crate) fn path(&self, name: &str) -> Option<PathBuf> {
         self.dir.as_ref().map(|k| k.join(name))
@@ -250,20 +270,52 @@ impl Keep {
         self.write_commands()
     }
 
-    /// Records how to re-run newton on a round's trace (written before newton runs).
+    /// Records how to re-run newton on a round's trace (written before newton runs), into
+    /// the `.newton.json` beside the trace's `.trace.json`.
     pub(crate) fn record_check(&mut self, r: &KeptRound) -> Result<(), RunError> {
         let (b, t) = (Self::shown(&r.bp), Self::shown(&r.trace));
-        let newton = self
-            .path(&round_file(r.index, r.alternation, "newton.json"))
-            .map(|n| format!(" --json {}", Self::shown(&n)))
+        let newton = r
+            .trace
+            .to_str()
+            .and_then(|t| t.strip_suffix(".trace.json"))
+            .map(|stem| format!(" --json {}", sh_quote(&format!("{stem}.newton.json"))))
+            .unwrap_or_default();
+        let preds = r
+            .preds
+            .as_ref()
+            .map(|p| format!(" --preds {}", Self::shown(p)))
             .unwrap_or_default();
         self.commands.push_str(&format!(
-            "{} {} {b} {t}{}\n",
+            "{} {} {b} {t}{preds}{}\n",
             self.tools.tool("newton"),
             self.c_file,
             newton + &self.rlimit_flag,
         ));
         self.write_commands()
+    }
+
+    /// Records a further trace of a round (`--traces-per-iteration`): `r.bp` is the round's
+    /// program `base` with the statements of `blocked` (C edges) made unreachable, and the
+    /// bebop and newton commands on it.
+    pub(crate) fn record_further(
+        &mut self,
+        base: &str,
+        blocked: &[String],
+        r: &KeptRound,
+    ) -> Result<(), RunError> {
+        if self.dir.is_none() {
+            return Ok(());
+        }
+        self.commands.push_str(&format!(
+            "# {} is {base} with the statements of edge(s) {} blocked (the edges the traces \
+             before it were refuted at)\n{} {} --json {}\n",
+            Self::shown(&r.bp),
+            blocked.join(", "),
+            self.tools.tool("bebop"),
+            Self::shown(&r.bp),
+            Self::shown(&r.trace),
+        ));
+        self.record_check(r)
     }
 
     /// Records that the Horn refiner ran on a round's trace although newton's mode would not

@@ -95,9 +95,11 @@ struct Args {
     timeout: Option<Timeout>,
     /// Keep every iteration's predicate file, .bp, trace and newton result in DIR
     /// (iterNNN.*; commands.txt re-runs them with the standalone tools). The files of an
-    /// earlier run in DIR (iter*, commands.txt) are removed first, saying so on stderr. Not
+    /// earlier run in DIR (iter*, commands.txt) are removed first, saying so on stderr. The
+    /// further traces of --traces-per-iteration are kept as iterNNN-tJ.* (the Boolean program
+    /// with the edges refuted before blocked, and the predicates newton refined against). Not
     /// kept yet: a FALSE the concrete-execution falsifier found (its counterexample is in the
-    /// witness and --json) and further traces of --traces-per-iteration.
+    /// witness and --json).
     #[arg(long, value_name = "DIR")]
     keep: Option<PathBuf>,
     /// Write a witness (GraphML, SV-COMP witness format 1.0): a violation witness for FALSE (the

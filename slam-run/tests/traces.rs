@@ -183,3 +183,70 @@ fn the_command_reports_the_traces_of_each_iteration() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--traces-per-iteration"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--keep` keeps each further trace's files (`iterNNN-tJ.*`): the blocked Boolean program,
+/// its trace, the predicates newton refined against and its answer, and `commands.txt`
+/// re-runs bebop and newton on them to the same trace and the same answer.
+#[test]
+fn keep_holds_the_further_traces_and_they_re_run() {
+    let dir = std::env::temp_dir().join(format!("slam-run-traces-keep-{}", std::process::id()));
+    let keep = dir.join("keep");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let out = Command::new(env!("CARGO_BIN_EXE_slam-run"))
+        .arg(data("sites.c"))
+        .args(["--traces-per-iteration", "2", "--keep"])
+        .arg(&keep)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let f = |name: &str| keep.join(name);
+    for ext in ["bp", "trace.json", "preds", "newton.json"] {
+        assert!(f(&format!("iter000-t1.{ext}")).exists(), "iter000-t1.{ext}");
+    }
+    let commands = std::fs::read_to_string(f("commands.txt")).expect("commands");
+    assert!(
+        commands.contains("iter000-t1.bp is iter000.bp with the statements of edge(s) main#"),
+        "{commands}"
+    );
+    let tools = PathBuf::from(env!("CARGO_BIN_EXE_slam-run"));
+    let (bebop, newton) = (
+        tools.with_file_name("bebop"),
+        tools.with_file_name("newton"),
+    );
+    if !(bebop.exists() && newton.exists()) {
+        eprintln!("bebop or newton not built next to slam-run: re-run part skipped");
+        return;
+    }
+    let trace = dir.join("again.trace.json");
+    let st = Command::new(&bebop)
+        .arg(f("iter000-t1.bp"))
+        .arg("--json")
+        .arg(&trace)
+        .output()
+        .expect("bebop runs");
+    // Exit code 10: an error is reachable.
+    assert_eq!(st.status.code(), Some(10), "{st:?}");
+    let steps = |p: &Path| -> serde_json::Value {
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p).expect("trace")).expect("json");
+        doc["steps"].clone()
+    };
+    assert_eq!(steps(&trace), steps(&f("iter000-t1.trace.json")));
+    let json = dir.join("again.newton.json");
+    let st = Command::new(&newton)
+        .arg(data("sites.c"))
+        .arg(f("iter000-t1.bp"))
+        .arg(f("iter000-t1.trace.json"))
+        .arg("--preds")
+        .arg(f("iter000-t1.preds"))
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("newton runs");
+    assert!(st.status.success(), "{st:?}");
+    assert_eq!(
+        std::fs::read_to_string(&json).expect("again"),
+        std::fs::read_to_string(f("iter000-t1.newton.json")).expect("kept"),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
