@@ -394,16 +394,18 @@ impl<'r> Cegar<'r> {
         self.constrain(abs, &trace, kept.as_ref(), it)
     }
 
-    /// At an NDF that constrain cannot resolve: the next iteration abstracts the same
-    /// predicates with one literal more in the cubes ([`raised`]), if [`Config::max_cube_len`]
-    /// allows; otherwise the run ends with `UNKNOWN (why)`. The Cartesian abstraction with cubes of at most `k`
-    /// literals misses every fact that needs `k + 1` of them (an invariant split over two
-    /// predicates, with a loop's exit condition and the error's guard), and constrain only
-    /// repairs the transitions along one trace at a time. Length 3 stays the start: it is the
-    /// best of the lengths the Constrain paper compares ("Refining approximations in software
-    /// predicate abstraction", §5, Fig. 6); longer cubes cost more on every statement, so the
-    /// run pays for them only once shorter ones have failed. The predicates and the
-    /// constraints found so far stay: a longer cube only adds facts that hold.
+    /// At an NDF that constrain cannot resolve although the trace may have spurious
+    /// transitions (the alternations are spent, constrain is off, or its constraints do not
+    /// apply): the next iteration abstracts the same predicates with one literal more in the
+    /// cubes ([`raised`]), if [`Config::max_cube_len`] allows; otherwise the run ends with
+    /// `UNKNOWN (why)`. The Cartesian abstraction with cubes of at most `k` literals misses
+    /// every fact that needs `k + 1` of them (an invariant split over two predicates, with a
+    /// loop's exit condition and the error's guard), and constrain only repairs the
+    /// transitions along one trace at a time. Length 3 stays the start: it is the best of the
+    /// lengths the Constrain paper compares ("Refining approximations in software predicate
+    /// abstraction", §5, Fig. 6); longer cubes cost more on every statement, so the run pays
+    /// for them only once shorter ones have failed. The predicates and the constraints found
+    /// so far stay: a longer cube only adds facts that hold.
     fn raise_or(&mut self, why: UnknownReason, it: &mut Iteration) -> Round {
         let o = &self.c2bp_opts;
         let Some((cube_len, enforce_len)) = (o.abstraction == c2bp::Abstraction::Cartesian)
@@ -989,8 +991,12 @@ impl<'r> Cegar<'r> {
         if let Some(k) = kept {
             self.keep.record_constrain(k)?;
         }
+        // Every transition of the trace is one the program can take, so the most precise
+        // abstraction of each statement keeps the trace too: longer cubes cannot help.
         if pass.constraints.is_empty() {
-            return Ok(self.raise_or(UnknownReason::NoSpuriousTransition, it));
+            return Ok(Round::Done(Verdict::Unknown(
+                UnknownReason::NoSpuriousTransition,
+            )));
         }
         if constrain::apply(&mut abs.bp, &pass.constraints) == 0 {
             return Ok(self.raise_or(UnknownReason::ConstraintsDoNotApply, it));

@@ -50,8 +50,9 @@ struct Args {
     /// Maximum length of the inconsistent cubes `enforce` excludes (0: no enforce).
     #[arg(long = "enforce-len", value_name = "N", default_value_t = 2)]
     enforce_len: usize,
-    /// When refinement makes no difference and constrain cannot help, abstract the same
-    /// predicates again with longer cubes rather than answer UNKNOWN, one literal at a time:
+    /// When refinement makes no difference and constrain cannot help (except when it finds
+    /// no spurious transition on the trace: longer cubes keep such a trace too), abstract the
+    /// same predicates again with longer cubes rather than answer UNKNOWN, one literal at a time:
     /// --enforce-len first (up to one more than --cube-len), then --cube-len, each up to K
     /// (the summary line says `cube-len=K/N@I` for each raise, I being the first iteration
     /// with cube length K and enforce length N). 0: never.
