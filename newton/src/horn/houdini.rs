@@ -355,11 +355,14 @@ fn difference_forms(prog: &Program, f: &Function, part: &Part, out: &mut Vec<Exp
     for (k, &(a, ca)) in stepped.iter().enumerate() {
         for &(b, cb) in &stepped[k + 1..] {
             let (x, y) = (var(prog, a), var(prog, b));
-            let op = match ca {
-                _ if x.ty != y.ty => continue,
-                _ if ca == cb => BinOp::Sub,
-                _ if ca == -cb => BinOp::Add,
-                _ => continue,
+            let op = if x.ty != y.ty {
+                continue;
+            } else if ca == cb {
+                BinOp::Sub
+            } else if ca == -cb {
+                BinOp::Add
+            } else {
+                continue;
             };
             for s in inits.get(&a).unwrap_or(&no_inits) {
                 for t in inits.get(&b).unwrap_or(&no_inits) {
