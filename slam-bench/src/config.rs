@@ -19,7 +19,7 @@
 //! - `C/3+lazy`, `C/inf+off`, `exact+off` — the two ends of the Constrain paper's trade-off and
 //!   SATABS's exact abstraction: Cartesian at cube length 3 with lazy constraints, Cartesian
 //!   at unbounded length without, and the exact abstraction (`abstraction=exact`) without;
-//!   `abstractions` is all three.
+//!   `abstractions` is all three. The presets keep their cube lengths (`raise=0`).
 //!
 //! `--config NAME=OPTIONS` gives a configuration as raw options, outside the schema.
 
@@ -301,8 +301,14 @@ const PRESETS: &[(&str, &[(&str, &str)])] = &[
     ("C/3", &[("cube", "3"), ("raise", "0")]),
     ("C/5", &[("cube", "5"), ("raise", "0")]),
     ("C/inf", &[("cube", "inf"), ("raise", "0")]),
-    ("C/3+lazy", &[("cube", "3"), ("constrain", "lazy")]),
-    ("C/inf+off", &[("cube", "inf"), ("constrain", "off")]),
+    (
+        "C/3+lazy",
+        &[("cube", "3"), ("raise", "0"), ("constrain", "lazy")],
+    ),
+    (
+        "C/inf+off",
+        &[("cube", "inf"), ("raise", "0"), ("constrain", "off")],
+    ),
     (
         "exact+off",
         &[("constrain", "off"), ("abstraction", "exact")],
@@ -449,7 +455,17 @@ mod tests {
             ab.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
             ["C/3+lazy", "C/inf+off", "exact+off"]
         );
-        assert_eq!(ab[1].args, ["--cube-len", "inf", "--constrain", "off"]);
+        assert_eq!(
+            ab[1].args,
+            [
+                "--cube-len",
+                "inf",
+                "--max-cube-len",
+                "0",
+                "--constrain",
+                "off"
+            ]
+        );
         assert_eq!(ab[2].args, ["--constrain", "off", "--abstraction", "exact"]);
     }
 

@@ -16,6 +16,10 @@
 //! announced ([`Progress`]) with the rounds completed so far and the one in progress, so that a
 //! caller that stops the loop from outside still has them ([`crate::Journal`]).
 //!
+//! When constrain cannot resolve an NDF although the trace may have spurious transitions, the
+//! next iteration abstracts the same predicates with longer cubes, up to
+//! [`Config::max_cube_len`] ([`Cegar::raise_or`]).
+//!
 //! With [`Config::traces_per_iteration`] above 1, a round whose trace newton refuted with new
 //! predicates looks for further error traces of the same abstraction, with the refuted edges
 //! blocked, and refines them too before the next abstraction ([`Cegar::more_traces`]).
@@ -101,7 +105,8 @@ pub fn run(
 enum Round {
     /// With the run's verdict.
     Done(Verdict),
-    /// Newton found new predicates: the next iteration abstracts again.
+    /// Newton found new predicates, or the cube lengths were raised: the next iteration
+    /// abstracts again.
     Refined,
     /// Constrain patched the Boolean program: bebop checks it again.
     Constrained,
@@ -405,10 +410,13 @@ impl<'r> Cegar<'r> {
     /// lengths the Constrain paper compares ("Refining approximations in software predicate
     /// abstraction", §5, Fig. 6); longer cubes cost more on every statement, so the run pays
     /// for them only once shorter ones have failed. The predicates and the constraints found
-    /// so far stay: a longer cube only adds facts that hold.
+    /// so far stay: each constraint is a spuriousness the prover showed for a C edge, over
+    /// predicates and the edge's annotations, which hold whatever the cube lengths.
     fn raise_or(&mut self, why: UnknownReason, it: &mut Iteration) -> Round {
         let o = &self.c2bp_opts;
-        let Some((cube_len, enforce_len)) = (o.abstraction == c2bp::Abstraction::Cartesian)
+        // The exact abstraction and `--havoc-all` (eager constrain) use no cube lengths.
+        let cartesian = o.abstraction == c2bp::Abstraction::Cartesian && !o.havoc_all;
+        let Some((cube_len, enforce_len)) = cartesian
             .then(|| raised(o.cube_len, o.enforce_len, self.cfg.max_cube_len))
             .flatten()
         else {
@@ -423,7 +431,8 @@ impl<'r> Cegar<'r> {
         );
         self.c2bp_opts.cube_len = cube_len;
         self.c2bp_opts.enforce_len = enforce_len;
-        self.keep.c2bp_options_from(it.index, &self.c2bp_opts);
+        self.keep
+            .c2bp_options_from(it.index, &self.c2bp_opts, &why.to_string());
         it.cube_raise = Some(CubeRaise {
             cube_len,
             enforce_len,
@@ -870,23 +879,20 @@ impl<'r> Cegar<'r> {
                 }
                 _ => break TracesEnd::Unblockable,
             }
-            // Kept, the blocked program is printed and read back, so that the trace's
-            // positions are those of the kept text.
+            // The blocked program is printed and read back, so that the trace's positions are
+            // those of the text `--keep` keeps (with or without it, the same program).
             let further = it.traces.len();
             let file = |ext: &str| further_file(abs.index, abs.alternation, further, ext);
-            let bp_file = if self.keep.is_on() {
-                let text = bp_grammar::print::print(&bp);
-                bp = bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default())
-                    .map_err(|d| {
-                        RunError::Internal(format!(
-                            "the program with blocked edges does not check: {}",
-                            d.first().map(|d| d.message.clone()).unwrap_or_default()
-                        ))
-                    })?;
-                self.keep.write(&file("bp"), || text)?
-            } else {
-                None
-            };
+            let text = bp_grammar::print::print(&bp);
+            bp = bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default()).map_err(
+                |d| {
+                    RunError::Internal(format!(
+                        "the program with blocked edges does not check: {}",
+                        d.first().map(|d| d.message.clone()).unwrap_or_default()
+                    ))
+                },
+            )?;
+            let bp_file = self.keep.write(&file("bp"), || text)?;
             self.report(abs.index, Phase::Bebop, it);
             let t = Stopwatch::start();
             let outcome =
@@ -991,8 +997,10 @@ impl<'r> Cegar<'r> {
         if let Some(k) = kept {
             self.keep.record_constrain(k)?;
         }
-        // Every transition of the trace is one the program can take, so the most precise
-        // abstraction of each statement keeps the trace too: longer cubes cannot help.
+        // Constrain showed no transition of the trace spurious, so the most precise abstraction
+        // of each statement it checks keeps the trace too: longer cubes are not the help
+        // needed (a transition it could not decide, or did not examine, counts as not
+        // spurious; those the raise would not reach either but at great cost).
         if pass.constraints.is_empty() {
             return Ok(Round::Done(Verdict::Unknown(
                 UnknownReason::NoSpuriousTransition,
@@ -1013,8 +1021,8 @@ impl<'r> Cegar<'r> {
 }
 
 /// The cube and enforce lengths one literal more precise than `cube_len` (`None`: unbounded)
-/// and `enforce_len`, each at most `max`: the enforce length first, up to one more than the
-/// cube length, then the cube length. `None` when no step is left. The enforce search runs
+/// and `enforce_len`, each at most `max`: the enforce length first (unless it is 0), up to one
+/// more than the cube length, then the cube length. `None` when no step is left. The enforce search runs
 /// once per procedure, the cube search once per statement and predicate, so a longer enforce
 /// length is the cheaper step (on the loop suite's `two_vars`, enforce length 4 with cubes of
 /// 3 took a third of c2bp's time with cubes of 4).
@@ -1024,7 +1032,8 @@ fn raised(
     max: usize,
 ) -> Option<(Option<usize>, usize)> {
     let cube = cube_len.unwrap_or(usize::MAX);
-    if enforce_len < cube.saturating_add(1).min(max) {
+    // An enforce length of 0 turns `enforce` off: that stays the user's choice.
+    if enforce_len > 0 && enforce_len < cube.saturating_add(1).min(max) {
         Some((cube_len, enforce_len + 1))
     } else if cube < max {
         Some((Some(cube + 1), enforce_len))
@@ -1079,8 +1088,11 @@ mod tests {
         // Unbounded cubes: only the enforce length grows.
         assert_eq!(raised(None, 2, 5), Some((None, 3)));
         assert_eq!(raised(None, 5, 5), None);
-        // A start beyond the cap, or a cap of 0: no raise.
+        // A cube length beyond the cap: only the enforce length grows, to the cap.
         assert_eq!(raised(Some(6), 2, 5), Some((Some(6), 3)));
+        assert_eq!(raised(Some(6), 5, 5), None);
+        // A cap of 0: no raise. Enforce off: only the cube length grows.
         assert_eq!(raised(Some(3), 2, 0), None);
+        assert_eq!(raised(Some(3), 0, 5), Some((Some(4), 0)));
     }
 }

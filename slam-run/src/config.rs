@@ -64,16 +64,20 @@ pub struct Config {
     pub max_cube_len: usize,
 }
 
-/// The default of [`Config::max_cube_len`]. The cube search grows with the number of
-/// predicates to the power of the length, so each step costs more than the last; the loop
-/// programs that needed a raise at all needed 3- and 4-literal cubes (an invariant split over
-/// two predicates, plus the exit condition and the error guard).
+/// The default of [`Config::max_cube_len`]: the longest cubes the Constrain paper's Fig. 6
+/// compares besides unbounded ones. The cube search grows with the number of predicates to
+/// the power of the length, so each step costs more than the last, and a run reaches the
+/// longer steps only after the shorter ones failed.
 pub const DEFAULT_MAX_CUBE_LEN: usize = 5;
 
 /// The default of [`Config::traces_per_iteration`]: 1, the classic loop. More traces per
-/// abstraction save iterations (on the corpus's `locks` and `ntdrivers-simplified` sets, 8
-/// traces took a third of the iterations and 0.84–0.95 of the CPU time), but the loop and
-/// ssh sets have not been measured with more.
+/// abstraction save iterations, and on the corpus's `locks` and `ntdrivers-simplified` sets 8
+/// traces took a third of the iterations and 0.84–0.95 of the CPU time. On the ssh state
+/// machines they cost more than they save: with 8, three of the FALSE tasks time out after
+/// 14 iterations with 58–60 predicates, where one trace per iteration needs 36–38 iterations
+/// and 44–47 predicates (the further traces bring predicates the error path never needs, and
+/// every abstraction pays for them), and a fourth meets a path whose replay dereferences
+/// null.
 pub const DEFAULT_TRACES_PER_ITERATION: usize = 1;
 
 impl Default for Config {
@@ -120,7 +124,8 @@ impl Config {
 /// configurations (§3.3, §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ConstrainMode {
-    /// NDF ends the run: `UNKNOWN (no difference found)`.
+    /// No constrain: NDF raises the cube lengths ([`Config::max_cube_len`]), then ends the run
+    /// with `UNKNOWN (no difference found)`.
     Off,
     /// At NDF, alternate `constrain` (at most 5 constraints per pass) and `bebop`, at most 4
     /// times, before asking `newton` again (§3.3).

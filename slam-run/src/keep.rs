@@ -188,11 +188,6 @@ impl Keep {
         sh_quote(&p.display().to_string())
     }
 
-    /// Whether files are kept.
-    pub(crate) fn is_on(&self) -> bool {
-        self.dir.is_some()
-    }
-
     /// The path of the kept file `name`, when files are kept.
     pub(crate) fn path(&self, name: &str) -> Option<PathBuf> {
         self.dir.as_ref().map(|k| k.join(name))
@@ -371,13 +366,13 @@ impl Keep {
 
     /// Records that c2bp abstracts with the options `o` from iteration `index` on (the
     /// loop raised the cube lengths): later c2bp commands get their flags.
-    pub(crate) fn c2bp_options_from(&mut self, index: usize, o: &c2bp::Options) {
+    pub(crate) fn c2bp_options_from(&mut self, index: usize, o: &c2bp::Options, why: &str) {
         self.cube_flags = cube_flags(o);
         if self.dir.is_none() {
             return;
         }
         self.commands.push_str(&format!(
-            "# longer cubes from iteration {} on ({}): refinement made no difference\n",
+            "# longer cubes from iteration {} on ({}): {why}\n",
             index + 1,
             self.cube_flags
         ));

@@ -132,8 +132,9 @@ struct Args {
     #[arg(long = "max-cubes", value_name = "N",
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_cubes: Option<usize>,
-    /// What to do at NDF: off (UNKNOWN), lazy (constrain and bebop, at most 4 times, 5
-    /// constraints each) or eager (c2bp --havoc-all; 200 constraints, 200 alternations).
+    /// What to do at NDF: off (no constrain), lazy (constrain and bebop, at most 4 times, 5
+    /// constraints each) or eager (c2bp --havoc-all; 200 constraints, 200 alternations). When
+    /// that does not help, longer cubes (--max-cube-len), then UNKNOWN.
     #[arg(long, value_name = "MODE", default_value = "lazy")]
     constrain: slam_run::ConstrainMode,
     /// How infeasible traces are refined. wp: newton's weakest preconditions of the trace;
@@ -192,7 +193,7 @@ struct Args {
     /// predicates go into the next abstraction: fewer iterations, each re-abstracting once. A
     /// further trace that replays to the error is a counterexample (FALSE). Verdicts come from
     /// the same places as with 1. (--json: each iteration's `traces` and `traces_end`.)
-    /// --keep records only the first trace of each iteration.
+    /// --keep keeps each further trace's files (iterNNN-tJ.*).
     #[arg(long = "traces-per-iteration", value_name = "N",
           default_value_t = slam_run::DEFAULT_TRACES_PER_ITERATION,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]

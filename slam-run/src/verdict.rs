@@ -44,8 +44,9 @@ pub enum UnknownReason {
     /// [`Config::max_iterations`](crate::Config::max_iterations) iterations ran
     /// (`iterations`).
     Iterations,
-    /// Refinement made no difference (NDF) and constrain is off or has alternated with bebop
-    /// as often as its mode allows (`no difference found`).
+    /// Refinement made no difference (NDF), constrain is off or has alternated with bebop as
+    /// often as its mode allows, and the cube lengths are at their cap
+    /// ([`Config::max_cube_len`](crate::Config::max_cube_len)) (`no difference found`).
     NoDifferenceFound,
     /// At NDF, constrain found no spurious transition on the trace.
     NoSpuriousTransition,

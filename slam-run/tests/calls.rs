@@ -32,6 +32,8 @@ fn verdict(name: &str, text: &str, cube_len: Option<usize>, mode: ConstrainMode)
         c2bp,
         constrain: mode,
         max_iterations: 30,
+        // At the cube length given: the facts come from the predicates, not longer cubes.
+        max_cube_len: 0,
         ..slam_run::Config::default()
     };
     common::run_text(name, text, &cfg).verdict
