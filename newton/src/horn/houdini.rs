@@ -46,9 +46,6 @@ const MAX_CANDIDATES: usize = 48;
 /// The largest step whose remainders are candidates (`i += 4096` suggests nothing useful).
 const MAX_MODULUS: i128 = 64;
 
-/// At most this many difference (or sum) forms per function.
-const MAX_DIFFERENCES: usize = 8;
-
 /// At most this many assigned variables are ordered pairwise (their pairs, twice each).
 const MAX_ORDERED: usize = 5;
 
@@ -310,8 +307,7 @@ fn copy_forms(prog: &Program, f: &Function, part: &Part, out: &mut Vec<Expr>) {
 /// For two variables of one type that the part changes only by the same constant (`x--;
 /// y--;`): `x - y == s - t` for each pair of a variable or constant `s` assigned to `x` and `t`
 /// assigned to `y`; for opposite constants (`x++; y--;`), `x + y == s + t`. Over the first
-/// [`MAX_ORDERED`] such variables in declaration order, pairwise, and at most
-/// [`MAX_DIFFERENCES`] forms: they come before the orders and copies.
+/// [`MAX_ORDERED`] such variables in declaration order, pairwise.
 fn difference_forms(prog: &Program, f: &Function, part: &Part, out: &mut Vec<Expr>) {
     // Per variable: its steps (`None` once it is changed otherwise) and its initial values.
     let mut steps: BTreeMap<VarId, Option<BTreeSet<i128>>> = BTreeMap::new();
@@ -372,9 +368,7 @@ fn difference_forms(prog: &Program, f: &Function, part: &Part, out: &mut Vec<Exp
                 for t in inits.get(&b).unwrap_or(&no_inits) {
                     let lhs = binary(prog, op, x.clone(), y.clone());
                     let rhs = binary(prog, op, s.clone(), t.clone());
-                    if out.len() < MAX_DIFFERENCES {
-                        push(prog, out, binary(prog, BinOp::Eq, lhs, rhs));
-                    }
+                    push(prog, out, binary(prog, BinOp::Eq, lhs, rhs));
                 }
             }
         }
