@@ -128,7 +128,7 @@ impl Options {
     pub fn describe(&self) -> String {
         let mut s = format!(
             "cube-len={} enforce-len={} data-model={}",
-            self.cube_len.map_or("inf".to_string(), |k| k.to_string()),
+            CubeLen(self.cube_len),
             self.enforce_len,
             self.sem.data_model
         );
@@ -626,6 +626,16 @@ fn program_text(
 /// A cube-length limit as the command lines take it (`--cube-len K|inf`; `None`: `inf`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CubeLen(pub Option<usize>);
+
+/// `inf` for no bound, else the number: what [`CubeLen::from_str`](std::str::FromStr) reads.
+impl std::fmt::Display for CubeLen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            None => f.write_str("inf"),
+            Some(k) => write!(f, "{k}"),
+        }
+    }
+}
 
 impl std::str::FromStr for CubeLen {
     type Err = String;

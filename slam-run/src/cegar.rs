@@ -436,7 +436,7 @@ impl<'r> Cegar<'r> {
         it.cube_raise = Some(CubeRaise {
             cube_len,
             enforce_len,
-            reason: why.to_string(),
+            reason: why,
         });
         Round::Refined
     }

@@ -395,7 +395,7 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), RunError> {
 fn cube_flags(o: &c2bp::Options) -> String {
     format!(
         "--cube-len {} --enforce-len {}",
-        o.cube_len.map_or("inf".to_string(), |k| k.to_string()),
+        c2bp::CubeLen(o.cube_len),
         o.enforce_len
     )
 }

@@ -193,8 +193,14 @@ pub struct CubeRaise {
     pub cube_len: Option<usize>,
     /// The new maximum length of the inconsistent cubes `enforce` excludes.
     pub enforce_len: usize,
-    /// The `UNKNOWN` reason the run would have ended with.
-    pub reason: String,
+    /// The `UNKNOWN` reason the run would have ended with (its text in `--stats-json`).
+    #[serde(serialize_with = "as_text")]
+    pub reason: UnknownReason,
+}
+
+/// Serialises a value as its [`Display`](std::fmt::Display) text.
+fn as_text<T: std::fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
 }
 
 /// What made the loop call the falsifier.
@@ -763,7 +769,7 @@ impl RunResult {
         for (at, r) in self.cube_raises() {
             s.push_str(&format!(
                 " cube-len={}/{}@{}",
-                r.cube_len.map_or("inf".to_string(), |k| k.to_string()),
+                c2bp::CubeLen(r.cube_len),
                 r.enforce_len,
                 at + 1
             ));

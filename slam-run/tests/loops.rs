@@ -287,7 +287,7 @@ fn no_difference_found_raises_the_cube_lengths() {
     assert!(matches!(r.verdict, Verdict::True), "{}", r.verdict.line());
     let raises: Vec<_> = r.cube_raises().map(|(_, c)| c.clone()).collect();
     assert!(!raises.is_empty());
-    assert_eq!(raises[0].reason, "no difference found");
+    assert_eq!(raises[0].reason, slam_run::UnknownReason::NoDifferenceFound);
     let cfg = slam_run::Config {
         max_cube_len: 0,
         max_iterations: 20,
