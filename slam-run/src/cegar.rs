@@ -135,17 +135,23 @@ impl Abstraction {
     /// Prints the program patched by constrain and re-reads it from that text (so the trace
     /// bebop gives points into the text that is kept).
     fn reprint(&mut self) -> Result<(), RunError> {
-        let text = bp_grammar::print::print(&self.bp);
-        self.bp = bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default())
-            .map_err(|d| {
-                RunError::Internal(format!(
-                    "the program with constrain's constraints does not check: {}",
-                    d.first().map(|d| d.message.clone()).unwrap_or_default()
-                ))
-            })?;
-        self.text = text;
+        (self.text, self.bp) = reread(&self.bp, "with constrain's constraints")?;
         Ok(())
     }
+}
+
+/// The text of a Boolean program the loop edited (`what`), and the program read back from
+/// it, so that positions in bebop's traces are those of the text.
+fn reread(bp: &bp_grammar::Program, what: &str) -> Result<(String, bp_grammar::Program), RunError> {
+    let text = bp_grammar::print::print(bp);
+    let bp =
+        bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default()).map_err(|d| {
+            RunError::Internal(format!(
+                "the program {what} does not check: {}",
+                d.first().map(|d| d.message.clone()).unwrap_or_default()
+            ))
+        })?;
+    Ok((text, bp))
 }
 
 /// Bebop's error trace, and the file it is kept in.
@@ -883,15 +889,8 @@ impl<'r> Cegar<'r> {
             // those of the text `--keep` keeps (with or without it, the same program).
             let further = it.traces.len();
             let file = |ext: &str| further_file(abs.index, abs.alternation, further, ext);
-            let text = bp_grammar::print::print(&bp);
-            bp = bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default()).map_err(
-                |d| {
-                    RunError::Internal(format!(
-                        "the program with blocked edges does not check: {}",
-                        d.first().map(|d| d.message.clone()).unwrap_or_default()
-                    ))
-                },
-            )?;
+            let text;
+            (text, bp) = reread(&bp, "with blocked edges")?;
             let bp_file = self.keep.write(&file("bp"), || text)?;
             self.report(abs.index, Phase::Bebop, it);
             let t = Stopwatch::start();

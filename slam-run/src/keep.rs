@@ -59,10 +59,11 @@ pub(crate) struct Keep {
     dir: Option<PathBuf>,
     commands: String,
     c_file: String,
-    /// `--cube-len K --enforce-len N`: the loop may raise them during the run.
-    cube_flags: String,
-    /// c2bp's other flags.
-    c2bp_flags: String,
+    /// The abstraction's options now (the loop may switch to bit-precise reasoning and raise
+    /// the cube lengths during the run): later c2bp commands get their flags.
+    c2bp: c2bp::Options,
+    /// The error conventions' flags (`--error-fn`, `--error-label`, `--assert`).
+    error_flags: String,
     rlimit_flag: String,
     max_constraints: usize,
     tools: Tools,
@@ -175,8 +176,8 @@ impl Keep {
             dir: cfg.keep.clone(),
             commands,
             c_file: sh_quote(&c_file.display().to_string()),
-            cube_flags: cube_flags(&cfg.c2bp_options()),
-            c2bp_flags: c2bp_flags(cfg),
+            c2bp: cfg.c2bp_options(),
+            error_flags: error_flags(cfg),
             rlimit_flag: rlimit_flag(cfg),
             max_constraints: cfg.constrain.limits().0,
             tools,
@@ -224,12 +225,12 @@ impl Keep {
             return Ok(());
         };
         self.commands.push_str(&format!(
-            "# iteration {index}\n{} {} --preds {} {} {} -o {}\n",
+            "# iteration {index}\n{} {} --preds {} {}{} -o {}\n",
             self.tools.tool("c2bp"),
             self.c_file,
             Self::shown(preds),
-            self.cube_flags,
-            self.c2bp_flags,
+            c2bp_flags(&self.c2bp),
+            self.error_flags,
             Self::shown(&out),
         ));
         self.write_commands()
@@ -353,9 +354,7 @@ impl Keep {
     /// Records that the run reasons bit-precisely from iteration `index` on: later c2bp
     /// commands get `--bitvector` (bebop, newton and constrain read it from the header).
     pub(crate) fn bitvector_from(&mut self, index: usize) {
-        if !self.c2bp_flags.contains("--bitvector") {
-            self.c2bp_flags.push_str(" --bitvector");
-        }
+        self.c2bp.sem.bitvector = true;
         if self.dir.is_none() {
             return;
         }
@@ -367,14 +366,15 @@ impl Keep {
     /// Records that c2bp abstracts with the options `o` from iteration `index` on (the
     /// loop raised the cube lengths): later c2bp commands get their flags.
     pub(crate) fn c2bp_options_from(&mut self, index: usize, o: &c2bp::Options, why: &str) {
-        self.cube_flags = cube_flags(o);
+        self.c2bp = o.clone();
         if self.dir.is_none() {
             return;
         }
         self.commands.push_str(&format!(
-            "# longer cubes from iteration {} on ({}): {why}\n",
+            "# longer cubes from iteration {} on (--cube-len {} --enforce-len {}): {why}\n",
             index + 1,
-            self.cube_flags
+            c2bp::CubeLen(o.cube_len),
+            o.enforce_len
         ));
     }
 
@@ -391,27 +391,24 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), RunError> {
     std::fs::rename(&tmp, path).map_err(|e| RunError::Io(path.to_path_buf(), e))
 }
 
-/// The cube-length flags of c2bp's options `o`.
-fn cube_flags(o: &c2bp::Options) -> String {
-    format!(
-        "--cube-len {} --enforce-len {}",
-        c2bp::CubeLen(o.cube_len),
-        o.enforce_len
-    )
-}
-
-/// The c2bp flags besides [`cube_flags`] that reproduce `cfg`'s abstraction (for the kept
+/// The c2bp flags that reproduce the abstraction with the options `o` (for the kept
 /// `commands.txt`).
-fn c2bp_flags(cfg: &Config) -> String {
-    let o = &cfg.c2bp_options();
-    let mut s = format!("--data-model {}", o.sem.data_model);
+fn c2bp_flags(o: &c2bp::Options) -> String {
+    let mut s = format!(
+        "--cube-len {} --enforce-len {} --data-model {}",
+        c2bp::CubeLen(o.cube_len),
+        o.enforce_len,
+        o.sem.data_model
+    );
     if o.sem.bitvector {
         s.push_str(" --bitvector");
     }
     if o.havoc_all {
         s.push_str(" --havoc-all");
     }
-    s.push_str(&rlimit_flag(cfg));
+    if o.rlimit != cir::smt::DEFAULT_RLIMIT {
+        s.push_str(&format!(" --rlimit {}", o.rlimit));
+    }
     if o.max_queries != c2bp::Options::default().max_queries {
         s.push_str(&format!(" --max-queries {}", o.max_queries));
     }
@@ -421,6 +418,12 @@ fn c2bp_flags(cfg: &Config) -> String {
             o.abstraction, o.max_cubes
         ));
     }
+    s
+}
+
+/// The flags of `cfg`'s error conventions, each with its leading space.
+fn error_flags(cfg: &Config) -> String {
+    let mut s = String::new();
     for f in &cfg.settings.error_fns {
         s.push_str(&format!(" --error-fn {f}"));
     }
