@@ -21,7 +21,7 @@ use crate::ids::{EdgeId, NodeId, ProcId};
 use crate::relation::Relation;
 use crate::vars::{Slot, VarMap, Ver};
 use crate::{BebopError, Property};
-use biodivine_lib_bdd::Bdd;
+use biodivine_lib_bdd::{Bdd, BddVariable};
 use bp_grammar::{BinOp, Expr, Lhs, Procedure, Program, Stmt, StmtId, StmtKind};
 use std::collections::HashMap;
 
@@ -46,6 +46,12 @@ pub struct Model<'p> {
     pub global_names: Vec<String>,
 }
 
+/// One conjunct of a procedure's `enforce` and the variables it reads.
+pub struct CarePart {
+    bdd: Bdd,
+    support: Vec<BddVariable>,
+}
+
 /// A procedure after lowering.
 pub struct ProcInfo<'p> {
     /// The AST.
@@ -54,8 +60,8 @@ pub struct ProcInfo<'p> {
     pub name: String,
     /// Number of parameters (frame slots `0..n_params`).
     pub n_params: u32,
-    /// Parameters, then locals in BDD order ([`crate::order::local_order`]): frame slot i
-    /// holds `frame_names[i]`.
+    /// Parameters, then locals ([`crate::order::frame_layout`]): frame slot i holds
+    /// `frame_names[i]`.
     pub frame_names: Vec<String>,
     /// Frame variables by name.
     pub frame_index: HashMap<String, u32>,
@@ -73,6 +79,9 @@ pub struct ProcInfo<'p> {
     pub enforce: Bdd,
     /// Whether there is a non-trivial `enforce`.
     pub has_enforce: bool,
+    /// The conjuncts of `enforce` (over [`Ver::Cur`]), each with its variables: the care set
+    /// that expressions of the procedure are compiled under (see `ExprCx::compile`).
+    pub care: Vec<CarePart>,
     /// Line and column of the `end` keyword (for implicit returns).
     pub end_pos: (u32, u32),
     /// The node of each statement, by [`StmtId`].
@@ -285,7 +294,13 @@ struct ExprCx<'a> {
     assigned: &'a [Slot],
     /// The next free temporary.
     next_temp: u32,
+    /// The conjuncts of the procedure's `enforce`: every state a statement of the procedure
+    /// starts from satisfies them (see [`ExprCx::compile`]).
+    care: &'a [CarePart],
 }
+
+/// A compiled sub-expression larger than this many BDD nodes is conjoined with the care set.
+const RESTRICT_ABOVE: usize = 256;
 
 impl ExprCx<'_> {
     fn slot(&self, name: &str) -> Result<Slot, BebopError> {
@@ -309,7 +324,31 @@ impl ExprCx<'_> {
         Ok(self.vars.temp_lit(j))
     }
 
+    /// A BDD that agrees with `e` on the care set (the procedure's `enforce`): the states a
+    /// statement is ever evaluated in, since the engine assumes `enforce` on entry and after
+    /// every step (Ball & Rajamani, "Bebop: A Symbolic Model Checker for Boolean Programs",
+    /// for the semantics; C2BP's `enforce` holds its inconsistent cubes). Outside the care set
+    /// the result is left open: a large intermediate result is conjoined with the conjuncts
+    /// of `enforce` over its own variables, so no variable joins its support and the
+    /// relation's early quantification is unchanged. That matters for c2bp's output: an
+    /// update of one state variable's predicates from another's (`{s == c} := {t == c}` for
+    /// every state `c`, or a `schoose` over their pairs) is exponential in the order when the
+    /// two groups lie apart, but linear among the states where each group has at most one
+    /// true predicate.
     fn compile(&mut self, e: &Expr) -> Result<Bdd, BebopError> {
+        let b = self.compile_node(e)?;
+        if self.care.is_empty() || b.size() <= RESTRICT_ABOVE {
+            return Ok(b);
+        }
+        let support = b.support_set();
+        Ok(self
+            .care
+            .iter()
+            .filter(|c| c.support.iter().all(|v| support.contains(v)))
+            .fold(b, |b, c| b.and(&c.bdd)))
+    }
+
+    fn compile_node(&mut self, e: &Expr) -> Result<Bdd, BebopError> {
         Ok(match e {
             Expr::Const(b, _) => self.vars.constant(*b),
             Expr::Var(id) => self.vars.lit(self.slot(&id.name)?, Ver::Cur, true),
@@ -382,6 +421,22 @@ impl ExprCx<'_> {
         let b = if value { b } else { b.not() };
         Ok(self.close(b))
     }
+}
+
+/// The operands of the top-level `&`s of `e`.
+fn conjuncts(e: &Expr) -> Vec<&Expr> {
+    let mut out = Vec::new();
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::Binary(BinOp::And, a, b, _) => {
+                stack.push(b);
+                stack.push(a);
+            }
+            _ => out.push(e),
+        }
+    }
+    out
 }
 
 /// Byte offsets of the line starts of a text, to find line and column numbers quickly.
@@ -457,7 +512,8 @@ pub fn lower<'p>(
         .map(|(i, p)| (p.name.name.as_str(), ProcId(i as u32)))
         .collect();
     let main = *proc_ids.get("main").ok_or(BebopError::NoMain)?;
-    let vars = layout(prog, global_names.len())?;
+    let frames = crate::order::frame_layout(prog);
+    let vars = layout(prog, global_names.len(), &frames.slot_order)?;
     let line_index = source.map(LineIndex::new);
     let called = called_procs(prog, &proc_ids)?;
 
@@ -469,7 +525,15 @@ pub fn lower<'p>(
     };
     let mut procs: Vec<ProcInfo<'p>> = Vec::new();
     for (pi, p) in prog.procs.iter().enumerate() {
-        let info = b.proc_nodes(&vars, ProcId(pi as u32), p, called[pi], line_index.as_ref())?;
+        let frame_names = frames.frames[pi].clone();
+        let info = b.proc_nodes(
+            &vars,
+            ProcId(pi as u32),
+            p,
+            frame_names,
+            called[pi],
+            line_index.as_ref(),
+        )?;
         procs.push(info);
     }
 
@@ -515,13 +579,9 @@ fn global_names(prog: &Program) -> Vec<String> {
 
 /// The BDD variable layout of `prog`: its globals, the most return slots, frame slots and
 /// temporaries (`*` in one statement) any procedure needs.
-fn layout(prog: &Program, n_globals: usize) -> Result<VarMap, BebopError> {
-    let n_frame = prog
-        .procs
-        .iter()
-        .map(|p| p.frame_vars().count())
-        .max()
-        .unwrap_or(0);
+fn layout(prog: &Program, n_globals: usize, frame_order: &[u32]) -> Result<VarMap, BebopError> {
+    // (The layout orders every frame slot any procedure needs.)
+    let n_frame = frame_order.len();
     let n_ret = prog.procs.iter().map(|p| p.ret.arity()).max().unwrap_or(0);
     let mut n_temps = 0u32;
     for p in &prog.procs {
@@ -532,7 +592,13 @@ fn layout(prog: &Program, n_globals: usize) -> Result<VarMap, BebopError> {
             n_temps = n_temps.max(stmt_nondets(s));
         }
     }
-    VarMap::new(n_globals as u32, n_ret as u32, n_frame as u32, n_temps)
+    VarMap::with_frame_order(
+        n_globals as u32,
+        n_ret as u32,
+        n_frame as u32,
+        n_temps,
+        frame_order,
+    )
 }
 
 /// Per procedure, whether some statement calls it (only those track their entry contexts).
@@ -559,21 +625,10 @@ impl<'p> Builder<'p> {
         vars: &VarMap,
         pid: ProcId,
         p: &'p Procedure,
+        frame_names: Vec<String>,
         called: bool,
         line_index: Option<&LineIndex>,
     ) -> Result<ProcInfo<'p>, BebopError> {
-        // Parameters in their order, then the locals in BDD order (see `order`).
-        let declared = crate::order::local_names(p);
-        let frame_names: Vec<String> = p
-            .params
-            .iter()
-            .map(|v| v.name.clone())
-            .chain(
-                crate::order::local_order(p)
-                    .into_iter()
-                    .map(|i| declared[i].to_string()),
-            )
-            .collect();
         let frame_index: HashMap<String, u32> = frame_names
             .iter()
             .enumerate()
@@ -591,12 +646,21 @@ impl<'p> Builder<'p> {
             frame: &frame_index,
             assigned: &[],
             next_temp: 0,
+            care: &[],
         };
-        let (enforce, has_enforce) = match &p.enforce {
-            Some(e) => (cx.may_be(e, true)?, true),
-            None => (vars.tt(), false),
-        };
-        let has_enforce = has_enforce && !enforce.is_true();
+        let mut care = Vec::new();
+        if let Some(e) = &p.enforce {
+            for part in conjuncts(e) {
+                let bdd = cx.may_be(part, true)?;
+                if !bdd.is_true() {
+                    let support = bdd.support_set().into_iter().collect();
+                    care.push(CarePart { bdd, support });
+                }
+            }
+        }
+        // (`*`s in different conjuncts are different values, so this is `∃ *. e`.)
+        let enforce = care.iter().fold(vars.tt(), |acc, c| acc.and(&c.bdd));
+        let has_enforce = !enforce.is_true();
         Ok(ProcInfo {
             ast: p,
             name: p.name.name.clone(),
@@ -610,6 +674,7 @@ impl<'p> Builder<'p> {
             tracks_entry: called,
             enforce,
             has_enforce,
+            care,
             end_pos: end_position(p, line_index),
             stmt_nodes,
         })
@@ -646,12 +711,14 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
     }
 
     fn cx(&self) -> ExprCx<'_> {
+        let info = self.info();
         ExprCx {
             vars: self.vars,
             globals: &self.b.globals,
-            frame: &self.info().frame_index,
+            frame: &info.frame_index,
             assigned: &[],
             next_temp: 0,
+            care: &info.care,
         }
     }
 

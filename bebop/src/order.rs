@@ -283,6 +283,200 @@ fn order_of<'a>(names: &[&str], procs: impl Iterator<Item = &'a Procedure>) -> V
     force(names.len(), ed.edges)
 }
 
+/// Where each procedure's variables live in the frame slots, which all procedures share, and
+/// the order of the frame slots.
+pub struct FrameLayout {
+    /// The frame slots in BDD order: `slot_order[k]` is the slot placed k-th.
+    pub slot_order: Vec<u32>,
+    /// Per procedure (in program order), the variable in each of its frame slots: its
+    /// parameters first, in their order, then its locals.
+    pub frames: Vec<Vec<String>>,
+}
+
+/// The frame layout of `prog`.
+///
+/// Parameters keep the first frame slots (the calling convention), but the slots need not
+/// come in their own order. The procedure with the largest frame among those with two
+/// parameters or more sets the order ([`paired_order`]), so that a local copied from or to a
+/// parameter can sit next to it (c2bp's abstraction of `new_state = s->state` copies every
+/// predicate over `s->state`, a parameter, to the same predicate over `new_state`, a local:
+/// all parameters before all locals makes that copy exponential). If that order keeps the
+/// parameters first, the slots stay in their own order. Every other procedure keeps its locals in their own FORCE order over the
+/// free slots, except that a local passed directly as the k-th argument of a call takes
+/// slot k, the callee's k-th parameter, when it can: c2bp passes each predicate over a
+/// formal through a temporary of the caller, and the binding of the actuals is then a copy
+/// between adjacent variables.
+pub fn frame_layout(prog: &Program) -> FrameLayout {
+    let n_frame = prog
+        .procs
+        .iter()
+        .map(|p| p.frame_vars().count())
+        .max()
+        .unwrap_or(0);
+    let leader = prog
+        .procs
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.params.len() >= 2)
+        .max_by_key(|(i, p)| (p.frame_vars().count(), std::cmp::Reverse(*i)))
+        .map(|(i, _)| i);
+    let mut slot_order: Vec<u32> = (0..n_frame as u32).collect();
+    let mut leader_frame = None;
+    if let Some(d) = leader {
+        let p = &prog.procs[d];
+        let n_params = p.params.len();
+        let names = frame_names(p);
+        let joint = paired_order(p);
+        // Parameters keep slots 0..n; the locals take the next slots in their joint order.
+        let mut slot_of = vec![0u32; names.len()];
+        let mut next = n_params as u32;
+        for &v in &joint {
+            if v < n_params {
+                slot_of[v] = v as u32;
+            } else {
+                slot_of[v] = next;
+                next += 1;
+            }
+        }
+        let order: Vec<u32> = joint.iter().map(|&v| slot_of[v]).collect();
+        let interleaved = order.iter().take(n_params).any(|&s| s as usize >= n_params);
+        if interleaved {
+            slot_order = order;
+            slot_order.extend(names.len() as u32..n_frame as u32);
+            let mut frame: Vec<String> = vec![String::new(); names.len()];
+            for (v, name) in names.iter().enumerate() {
+                frame[slot_of[v] as usize] = name.to_string();
+            }
+            leader_frame = Some((d, frame));
+        }
+    }
+    let mut rank = vec![0usize; n_frame];
+    for (k, &s) in slot_order.iter().enumerate() {
+        rank[s as usize] = k;
+    }
+    let frames = prog
+        .procs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| match &leader_frame {
+            Some((d, frame)) if *d == i => frame.clone(),
+            _ => aligned_frame(p, &rank),
+        })
+        .collect();
+    FrameLayout { slot_order, frames }
+}
+
+/// The parameters and locals of `p` (indices into parameters then locals) in their joint
+/// FORCE order, except that each local copied to or from a parameter (`x := y` or
+/// `x := !y`, one a parameter and the other a local) comes right after the parameter it is
+/// copied with most often. FORCE alone does not pair them: the `enforce` that keeps each
+/// group's states apart ties every group together with many more hyperedges than the
+/// copies that relate the two.
+fn paired_order(p: &Procedure) -> Vec<usize> {
+    let n_params = p.params.len();
+    let locals = local_names(p);
+    let param: HashMap<&str, usize> = p
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.name.as_str(), i))
+        .collect();
+    let local: HashMap<&str, usize> = locals.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let mut copies: HashMap<(usize, usize), u32> = HashMap::new();
+    for (_, s) in p.stmts_preorder() {
+        let StmtKind::Assign { lhs, rhs, .. } = &s.kind else {
+            continue;
+        };
+        for (l, e) in lhs.iter().zip(rhs.iter()) {
+            let Lhs::Var(x) = l else { continue };
+            let y = match e {
+                Expr::Var(y) => y,
+                Expr::Not(a, _) => match a.as_ref() {
+                    Expr::Var(y) => y,
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let (x, y) = (x.name.as_str(), y.name.as_str());
+            let pair = match (param.get(x), local.get(y), local.get(x), param.get(y)) {
+                (Some(&a), Some(&b), _, _) | (_, _, Some(&b), Some(&a)) => (a, b),
+                _ => continue,
+            };
+            *copies.entry(pair).or_default() += 1;
+        }
+    }
+    // Each local's partner: the parameter it is copied with most often (the first on ties).
+    let mut partner: Vec<Option<(u32, usize)>> = vec![None; locals.len()];
+    let mut pairs: Vec<_> = copies.into_iter().collect();
+    pairs.sort_unstable();
+    for ((a, b), n) in pairs {
+        if partner[b].is_none_or(|(m, _)| n > m) {
+            partner[b] = Some((n, a));
+        }
+    }
+    let joint = order_of(&frame_names(p), std::iter::once(p));
+    let mut out = Vec::with_capacity(joint.len());
+    for &v in &joint {
+        if v < n_params {
+            out.push(v);
+            out.extend(
+                joint.iter().filter(|&&b| {
+                    b >= n_params && partner[b - n_params].is_some_and(|(_, x)| x == v)
+                }),
+            );
+        } else if partner[v - n_params].is_none() {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// The frame of `p`: parameters first, then the locals, each passed directly as a call's
+/// k-th argument in slot k when that slot is free, and the others in their FORCE order over
+/// the remaining slots taken by `rank` (a slot's place in the order).
+fn aligned_frame(p: &Procedure, rank: &[usize]) -> Vec<String> {
+    let n_params = p.params.len();
+    let locals = local_names(p);
+    let size = n_params + locals.len();
+    let index: HashMap<&str, usize> = locals.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let mut slot_of: Vec<Option<usize>> = vec![None; locals.len()];
+    let mut taken = vec![false; size];
+    taken[..n_params].fill(true);
+    for (_, s) in p.stmts_preorder() {
+        let StmtKind::Call { args, .. } = &s.kind else {
+            continue;
+        };
+        for (k, a) in args.iter().enumerate() {
+            if let Expr::Var(id) = a
+                && let Some(&l) = index.get(id.name.as_str())
+                && k < size
+                && !taken[k]
+                && slot_of[l].is_none()
+            {
+                taken[k] = true;
+                slot_of[l] = Some(k);
+            }
+        }
+    }
+    let mut free: Vec<usize> = (n_params..size).filter(|&k| !taken[k]).collect();
+    free.sort_by_key(|&k| rank.get(k).copied().unwrap_or(k));
+    // As many free slots as locals without one: each takes the next in the order.
+    let mut free = free.into_iter();
+    let mut frame: Vec<String> = p.params.iter().map(|v| v.name.clone()).collect();
+    frame.resize(size, String::new());
+    for l in local_order(p) {
+        if let Some(k) = slot_of[l].or_else(|| free.next()) {
+            frame[k] = locals[l].to_string();
+        }
+    }
+    frame
+}
+
+/// The parameters and then the locals of `p`, in declaration order.
+fn frame_names(p: &Procedure) -> Vec<&str> {
+    p.frame_vars().map(|v| v.name.as_str()).collect()
+}
+
 /// The locals of `p` (not its parameters), in declaration order.
 pub fn local_names(p: &Procedure) -> Vec<&str> {
     p.locals
@@ -408,6 +602,46 @@ mod tests {
             assert!(
                 pos(i).abs_diff(pos(i + n)) <= 2,
                 "l{i} near p{i}: {order:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn without_copies_between_parameters_and_locals_the_slots_keep_their_order() {
+        let src = "void main() begin decl c, b, a; a, b, c := f(a, b); end
+            bool<3> f(x, y) begin decl u, v; u := x & y; v := u; return u, v, x; end";
+        let prog = bp_grammar::parse(src).expect("parses");
+        let layout = frame_layout(&prog);
+        assert_eq!(layout.slot_order, vec![0, 1, 2, 3]);
+        // main's `a` and `b` are f's first two actuals: slots 0 and 1.
+        assert_eq!(layout.frames[0], vec!["a", "b", "c"]);
+        assert_eq!(layout.frames[1], vec!["x", "y", "u", "v"]);
+    }
+
+    #[test]
+    fn a_local_copied_from_a_parameter_follows_it() {
+        let src = "void main() begin decl a, b, c; a, b, c := f(a, b, c); end
+            bool<3> f(x, y, z) begin decl u, v, w; w, v, u := z, y, x; x, y, z := u, v, w;
+              return x, y, z; end";
+        let prog = bp_grammar::parse(src).expect("parses");
+        let layout = frame_layout(&prog);
+        // f's frame: x y z in slots 0-2, then its locals; each local right after its partner.
+        let f = &layout.frames[1];
+        let slot = |n: &str| f.iter().position(|x| x == n).expect("in the frame") as u32;
+        let at = |n: &str| {
+            let s = slot(n);
+            layout
+                .slot_order
+                .iter()
+                .position(|x| *x == s)
+                .expect("placed")
+        };
+        for (p, l) in [("x", "u"), ("y", "v"), ("z", "w")] {
+            assert_eq!(
+                at(l),
+                at(p) + 1,
+                "{l} right after {p}: {:?}",
+                layout.slot_order
             );
         }
     }

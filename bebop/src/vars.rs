@@ -11,7 +11,9 @@
 //! - [`Ver::Cur`]: the current value (path edges' target).
 //!
 //! The order inside a slot is `Entry < Next < Cur`, globals first, then the return slots and
-//! the frame slots interleaved (`Ret(0) < Frame(0) < Ret(1) < Frame(1) < …`), then a few
+//! the frame slots interleaved (`Ret(i) < Frame(i)`, the frame slots in the order the frame
+//! layout chose, [`crate::order::frame_layout`]; by default `Ret(0) < Frame(0) < Ret(1) <
+//! Frame(1) < …`), then a few
 //! *temporaries* (one per `*`/`schoose` occurrence of the busiest statement, always
 //! quantified away when a statement's relation is built). A procedure returns the values of
 //! its first frame slots more often than any others (c2bp returns the predicates over the
@@ -63,6 +65,12 @@ pub struct VarMap {
     n_ret: u32,
     n_frame: u32,
     n_temps: u32,
+    /// Per frame slot, its place in the order (see [`VarMap::with_frame_order`]).
+    frame_index: Vec<u32>,
+    /// Per return slot, its place in the order.
+    ret_index: Vec<u32>,
+    /// What each place in the order (`0..slots`, globals excluded) holds.
+    at_index: Vec<Slot>,
 }
 
 /// What a BDD variable stands for.
@@ -76,12 +84,32 @@ pub enum VarInfo {
 
 impl VarMap {
     /// A layout for `n_globals` globals, `n_ret` return slots, `n_frame` frame slots and
-    /// `n_temps` temporaries.
+    /// `n_temps` temporaries, the frame slots in their own order.
     pub fn new(
         n_globals: u32,
         n_ret: u32,
         n_frame: u32,
         n_temps: u32,
+    ) -> Result<VarMap, BebopError> {
+        Self::with_frame_order(n_globals, n_ret, n_frame, n_temps, &[])
+    }
+
+    /// A layout whose frame slots come in the order `frame_order` (a permutation of
+    /// `0..n_frame`; empty for the slots' own order), each frame slot `i` preceded by the
+    /// return slot `i`, if there is one; the return slots without a frame slot of their
+    /// index come last.
+    ///
+    /// Frame slots are shared by all procedures, parameters first, so the order of the slots
+    /// is the order of every procedure's frame. A procedure whose parameters are copied to
+    /// and from its locals (c2bp passes the predicates over a formal as parameters and
+    /// keeps a local state variable's predicates as locals) needs its locals between its
+    /// parameters, which this order allows.
+    pub fn with_frame_order(
+        n_globals: u32,
+        n_ret: u32,
+        n_frame: u32,
+        n_temps: u32,
+        frame_order: &[u32],
     ) -> Result<VarMap, BebopError> {
         let slots = n_globals as usize + n_ret as usize + n_frame as usize;
         let total = 3 * slots + n_temps as usize;
@@ -90,41 +118,48 @@ impl VarMap {
         }
         let total16 =
             u16::try_from(total).map_err(|_| BebopError::TooManyVariables { needed: total })?;
+        let order: Vec<u32> = if frame_order.is_empty() {
+            (0..n_frame).collect()
+        } else {
+            debug_assert_eq!(frame_order.len(), n_frame as usize);
+            frame_order.to_vec()
+        };
+        let mut frame_index = vec![0; n_frame as usize];
+        let mut ret_index = vec![0; n_ret as usize];
+        let mut at_index = Vec::with_capacity(slots - n_globals as usize);
+        for &f in &order {
+            if f < n_ret {
+                ret_index[f as usize] = at_index.len() as u32;
+                at_index.push(Slot::Ret(f));
+            }
+            frame_index[f as usize] = at_index.len() as u32;
+            at_index.push(Slot::Frame(f));
+        }
+        for r in n_frame..n_ret {
+            ret_index[r as usize] = at_index.len() as u32;
+            at_index.push(Slot::Ret(r));
+        }
         Ok(VarMap {
             set: BddVariableSet::new_anonymous(total16),
             n_globals,
             n_ret,
             n_frame,
             n_temps,
+            frame_index,
+            ret_index,
+            at_index,
         })
     }
 
     fn slot_index(&self, slot: Slot) -> usize {
         let g = self.n_globals as usize;
-        let paired = self.n_ret.min(self.n_frame) as usize;
         match slot {
             Slot::Global(i) => {
                 debug_assert!(i < self.n_globals);
                 i as usize
             }
-            Slot::Ret(i) => {
-                debug_assert!(i < self.n_ret);
-                let i = i as usize;
-                if i < paired {
-                    g + 2 * i
-                } else {
-                    g + paired + i
-                }
-            }
-            Slot::Frame(i) => {
-                debug_assert!(i < self.n_frame);
-                let i = i as usize;
-                if i < paired {
-                    g + 2 * i + 1
-                } else {
-                    g + paired + i
-                }
-            }
+            Slot::Ret(i) => g + self.ret_index[i as usize] as usize,
+            Slot::Frame(i) => g + self.frame_index[i as usize] as usize,
         }
     }
 
@@ -163,20 +198,10 @@ impl VarMap {
             1 => Ver::Next,
             _ => Ver::Cur,
         };
-        let paired = self.n_ret.min(self.n_frame);
         let slot = if s < self.n_globals {
             Slot::Global(s)
-        } else if s - self.n_globals < 2 * paired {
-            let r = s - self.n_globals;
-            if r.is_multiple_of(2) {
-                Slot::Ret(r / 2)
-            } else {
-                Slot::Frame(r / 2)
-            }
-        } else if self.n_ret > self.n_frame {
-            Slot::Ret(s - self.n_globals - paired)
         } else {
-            Slot::Frame(s - self.n_globals - paired)
+            self.at_index[(s - self.n_globals) as usize]
         };
         VarInfo::Slot(slot, ver)
     }
