@@ -176,9 +176,8 @@ struct Args {
     /// for a second constant c, also `e == c'` for every other constant c' the function
     /// assigns to `e` (or to a variable copied into it) or compares it with (at most 64;
     /// global predicates: in any function), so that the states of a state machine arrive at
-    /// once rather than one per iteration (on or off; off by default: on the corpus's ssh
-    /// state machines the extra predicates cost more in bebop than the iterations saved).
-    #[arg(long = "sibling-predicates", value_name = "ON|OFF", default_value = "off", value_parser = on_off, action = clap::ArgAction::Set)]
+    /// once rather than one per iteration (on or off; on by default).
+    #[arg(long = "sibling-predicates", value_name = "ON|OFF", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
     sibling_predicates: bool,
     /// The falsifier's steps of the concrete interpreter over the whole run (deterministic:
     /// steps, not seconds; --timeout still applies).

@@ -93,3 +93,34 @@ fn the_bug_is_found_either_way_and_replays() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_command_brings_siblings_by_default() {
+    let dir = common::scratch_dir("siblings-default");
+    let stats = dir.join("stats.json");
+    let path = data("machine.c");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_slam-run"))
+        .arg(&path)
+        .args(["--refine", "wp", "--falsify", "off", "--stats-json"])
+        .arg(&stats)
+        .output()
+        .expect("slam-run runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).expect("stats written"))
+            .expect("JSON");
+    let sources: Vec<&str> = doc["iterations"]
+        .as_array()
+        .expect("iterations")
+        .iter()
+        .flat_map(|it| it["added"].as_array().into_iter().flatten())
+        .filter_map(|a| a["source"].as_str())
+        .collect();
+    assert!(sources.contains(&"siblings"), "{sources:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
