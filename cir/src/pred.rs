@@ -455,21 +455,33 @@ pub fn merge_into(set: &mut PredicateSet, other: PredicateSet) {
 /// an lvalue compared with or assigned more is data rather than a state.
 pub const MAX_SIBLING_VALUES: usize = 64;
 
-/// The *sibling* predicates of a state test: for each predicate `e == c` or `e != c` of `new`
-/// (an lvalue `e`, maybe under casts, and an integer constant `c`), `e == c'` for every other
-/// constant `c'` the program assigns to `e` or compares `e` with (`==`, `!=`) — in the
-/// predicate's own function, or in any function for a global predicate — written like the
-/// original (`e`'s casts and the constant's type kept), in the original's scope. A value whose
-/// test (`e == c'` or `e != c'`) `have` or `new` already has in that scope is skipped, and so is
-/// an lvalue with more than [`MAX_SIBLING_VALUES`] constants.
+/// The *sibling* predicates of a state test or a bound: for each predicate `e == c` or
+/// `e != c` of `new` (an lvalue `e`, maybe under casts, and an integer constant `c`), `e == c'`
+/// for every other constant `c'` the program assigns to `e` or compares `e` with (`==`, `!=`) —
+/// in the predicate's own function, or in any function for a global predicate — written like
+/// the original (`e`'s casts and the constant's type kept), in the original's scope; for a
+/// bound `e <= c` (or `<`, `>`, `>=`), `e <= c'` at the same constants. A sibling that `have`
+/// or `new` already has in that scope, or whose complement (`e != c'`, `e > c'`) it has, is
+/// skipped, and so is an lvalue with more than [`MAX_SIBLING_VALUES`] constants.
 ///
 /// A state machine (`while (1) switch (s->state)`, each case assigning the next state) needs a
 /// predicate per state that matters, and a refutation finds them one state at a time; its
-/// siblings name the other states at once. More predicates never cost soundness, only time.
+/// siblings name the other states at once. A flag stepped through its values (`if (flag == 3)
+/// flag = 4;`) has its invariants' bounds found one at a time the same way. More predicates
+/// never cost soundness, only time.
 pub fn constant_siblings(prog: &Program, new: &PredicateSet, have: &PredicateSet) -> PredicateSet {
     let mut out = PredicateSet::default();
     for (func, p) in new.sections() {
-        let Some((lv, c, own)) = state_test_parts(p) else {
+        let Some((op, lv, c, own)) = state_test_parts(p) else {
+            continue;
+        };
+        // A state's siblings are the other states; a bound's, the same bound at the others.
+        let op = if matches!(op, BinOp::Eq | BinOp::Ne) {
+            BinOp::Eq
+        } else {
+            op
+        };
+        let Some(opposite) = op.negated() else {
             continue;
         };
         let funcs: Vec<&crate::ir::Function> = prog
@@ -493,17 +505,17 @@ pub fn constant_siblings(prog: &Program, new: &PredicateSet, have: &PredicateSet
                 let kind = ExprKind::Binary(op, Box::new(lv.clone()), Box::new(with_value(c, v)));
                 int_expr(kind)
             };
-            let (eq, ne) = (test(BinOp::Eq), test(BinOp::Ne));
-            let text = prog.show_expr(&eq);
-            let ne = prog.show_expr(&ne);
+            let (sib, neg) = (test(op), test(opposite));
+            let text = prog.show_expr(&sib);
+            let neg = prog.show_expr(&neg);
             if [have, new, &out]
                 .iter()
-                .any(|set| known(set, &text) || known(set, &ne))
+                .any(|set| known(set, &text) || known(set, &neg))
             {
                 continue;
             }
             let sib = Predicate {
-                expr: eq,
+                expr: sib,
                 text,
                 scope: p.scope,
             };
@@ -513,14 +525,34 @@ pub fn constant_siblings(prog: &Program, new: &PredicateSet, have: &PredicateSet
     out
 }
 
-/// Whether `p` is a state test `e == c` or `e != c` (an lvalue `e`, maybe under casts, and an
-/// integer constant `c`): the printed lvalue and the constant.
-pub fn state_test(prog: &Program, p: &Predicate) -> Option<(String, i128)> {
-    state_test_parts(p).map(|(lv, _, c)| (prog.show_expr(lv.without_casts()), c))
+/// A state test or a bound of an lvalue against a constant ([`state_test`]).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct StateTest {
+    /// The lvalue, printed without its casts.
+    pub lvalue: String,
+    /// Whether it is a bound (`<`, `<=`, `>`, `>=`) rather than a test of a state (`==`, `!=`).
+    pub bound: bool,
+    /// The constant.
+    pub constant: i128,
 }
 
-fn state_test_parts(p: &Predicate) -> Option<(&Expr, &Expr, i128)> {
-    let ExprKind::Binary(BinOp::Eq | BinOp::Ne, lv, c) = &p.expr.kind else {
+/// Whether `p` is a state test `e == c` or `e != c`, or a bound `e < c`, `e <= c`, `e > c` or
+/// `e >= c` (an lvalue `e`, maybe under casts, and an integer constant `c`).
+pub fn state_test(prog: &Program, p: &Predicate) -> Option<StateTest> {
+    state_test_parts(p).map(|(op, lv, _, c)| StateTest {
+        lvalue: prog.show_expr(lv.without_casts()),
+        bound: !matches!(op, BinOp::Eq | BinOp::Ne),
+        constant: c,
+    })
+}
+
+fn state_test_parts(p: &Predicate) -> Option<(BinOp, &Expr, &Expr, i128)> {
+    let ExprKind::Binary(
+        op @ (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge),
+        lv,
+        c,
+    ) = &p.expr.kind
+    else {
         return None;
     };
     let ExprKind::Const(value) = c.without_casts().kind else {
@@ -528,7 +560,7 @@ fn state_test_parts(p: &Predicate) -> Option<(&Expr, &Expr, i128)> {
     };
     lv.without_casts()
         .is_lvalue()
-        .then_some((&**lv, &**c, value))
+        .then_some((*op, &**lv, &**c, value))
 }
 
 /// At most this many lvalues are followed through copies ([`state_values`]).

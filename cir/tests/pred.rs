@@ -195,7 +195,17 @@ fn a_state_test_brings_the_other_states() {
         sib("function main:\nnext == 2\n", ""),
         ["main: next == 0", "main: next == 3"]
     );
-    // Only tests of an lvalue against a constant have siblings.
-    assert!(sib("global:\nstate < 2\n", "").is_empty());
+    // A bound's siblings are the same bound at the other constants; a bound whose
+    // complement is known is skipped.
+    assert_eq!(
+        sib("global:\nstate <= 1\n", "global:\nstate > 3\n"),
+        ["state <= 0", "state <= 2"]
+    );
+    assert_eq!(
+        sib("global:\nstate < 2\n", ""),
+        ["state < 0", "state < 1", "state < 3"]
+    );
+    // Only tests and bounds of an lvalue against a constant have siblings.
     assert!(sib("function main:\nnext == copy\n", "").is_empty());
+    assert!(sib("function main:\nnext <= copy\n", "").is_empty());
 }

@@ -186,9 +186,9 @@ struct Cegar<'r> {
     detector: Detector,
     /// Where each predicate comes from, by (scope, text).
     origins: BTreeMap<(String, String), String>,
-    /// The constants each (scope, lvalue) was tested against by the refutations so far
-    /// ([`Cegar::sibling_triggers`]).
-    state_tests: BTreeMap<(String, String), BTreeSet<i128>>,
+    /// The constants each (scope, lvalue, whether a bound) was tested against by the
+    /// refutations so far ([`Cegar::sibling_triggers`]).
+    state_tests: BTreeMap<(String, String, bool), BTreeSet<i128>>,
     /// The Horn solver's decided answers per path program.
     horn_cache: newton::horn::HornCache,
     /// The concrete-execution falsifier, called when a trace goes round a loop.
@@ -814,18 +814,22 @@ impl<'r> Cegar<'r> {
     }
 
     /// The state tests of `new` whose lvalue has now been tested against a second constant by
-    /// the refutations so far: the sign that refinement is enumerating its values one at a
-    /// time, which [`cir::pred::constant_siblings`] then does at once (an lvalue with one
-    /// tested constant, such as a status compared with one error code, gets no siblings).
+    /// the refutations so far (bounds and tests of states counted apart): the sign that
+    /// refinement is enumerating its values one at a time, which
+    /// [`cir::pred::constant_siblings`] then does at once (an lvalue with one tested
+    /// constant, such as a status compared with one error code, gets no siblings).
     fn sibling_triggers(&mut self, new: &PredicateSet) -> PredicateSet {
         let mut out = PredicateSet::default();
         for (func, p) in new.sections() {
-            let Some((lvalue, c)) = cir::pred::state_test(self.prog, p) else {
+            let Some(t) = cir::pred::state_test(self.prog, p) else {
                 continue;
             };
             let scope = func.unwrap_or("global").to_string();
-            let seen = self.state_tests.entry((scope, lvalue)).or_default();
-            if seen.insert(c) && seen.len() == 2 {
+            let seen = self
+                .state_tests
+                .entry((scope, t.lvalue, t.bound))
+                .or_default();
+            if seen.insert(t.constant) && seen.len() == 2 {
                 out.push(func, p.clone());
             }
         }

@@ -52,10 +52,13 @@ pub struct Config {
     /// Whether a refutation's state test `e == c` (or `!=`), once refutations have tested `e`
     /// against a second constant, also brings `e == c'` for the other constants the function
     /// assigns to `e` or compares it with ([`cir::pred::constant_siblings`]): the states of a
-    /// state machine at once instead of one per iteration. On by default: on the OpenSSL
-    /// state machines of SV-COMP's ssh set it turns 14 of 16 safe tasks from timeouts into
-    /// proofs at 60 s (bebop's frame layout keeps the states of `s->state`, parameters, next
-    /// to those of the local copied from it).
+    /// state machine at once instead of one per iteration. Likewise a bound `e <= c` (or
+    /// `<`, `>`, `>=`) once a second constant was seen in a bound of `e`: the Horn refiner
+    /// finds the bounds of a flag stepped through its values (`blastFlag <= 19`, then `<= 18`,
+    /// …) one per iteration. On by default: on the OpenSSL state machines of SV-COMP's ssh set
+    /// the states alone turn 14 of 16 safe tasks from timeouts into proofs at 60 s (bebop's
+    /// frame layout keeps the states of `s->state`, parameters, next to those of the local
+    /// copied from it), and the bounds the other two.
     pub sibling_predicates: bool,
     /// How far the loop may raise the abstraction's precision when refinement stops making a
     /// difference and constrain cannot help (module `cegar`): one literal at a time, the

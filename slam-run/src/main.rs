@@ -176,7 +176,8 @@ struct Args {
     /// for a second constant c, also `e == c'` for every other constant c' the function
     /// assigns to `e` (or to a variable copied into it) or compares it with (at most 64;
     /// global predicates: in any function), so that the states of a state machine arrive at
-    /// once rather than one per iteration (on or off; on by default).
+    /// once rather than one per iteration; likewise for bounds `e <= c` (`<`, `>`, `>=`),
+    /// `e <= c'` at the same constants (on or off; on by default).
     #[arg(long = "sibling-predicates", value_name = "ON|OFF", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
     sibling_predicates: bool,
     /// The falsifier's steps of the concrete interpreter over the whole run (deterministic:
