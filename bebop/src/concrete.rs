@@ -168,24 +168,6 @@ impl Concrete<'_, '_> {
         }
     }
 
-    /// The pre-states (over [`Ver::Cur`]) from which the transfer leads to `w`.
-    pub fn pre_transfer(&self, p: ProcId, t: &Transfer, w: &PState) -> Bdd {
-        let vm = &self.m.vars;
-        let fixed: Vec<_> = t
-            .modified
-            .iter()
-            .map(|s| (vm.var(*s, Ver::Next), w.get(*s)))
-            .collect();
-        let rel = t.rel.restrict(&fixed);
-        let unmod: Vec<Slot> = self
-            .m
-            .scope_slots(p)
-            .into_iter()
-            .filter(|s| !t.modified.contains(s))
-            .collect();
-        rel.and(&self.part_cube(&unmod, w, Ver::Cur))
-    }
-
     /// The state before a statement with transfer `t` that leads to `w`: `w`, with the slots
     /// the statement modifies read (in version `Cur`) from `val`, a valuation of its
     /// candidates.

@@ -184,8 +184,8 @@ impl<'m, 'p> Ops<'m, 'p> {
     }
 
     /// Join with an intraprocedural transfer, forgetting the current-version variables
-    /// `forget` (sorted) of the result, in the same relational product where the step does
-    /// not modify them.
+    /// `forget` of the result, in the same relational product where the step does not
+    /// modify them.
     pub fn image_forgetting(
         &self,
         p: ProcId,

@@ -40,7 +40,7 @@ fn reads(m: &Model, support: impl IntoIterator<Item = BddVariable>, words: usize
 }
 
 /// Per node, the current-version BDD variables of the frame slots of its procedure that are
-/// dead before it (sorted).
+/// dead before it (in slot order).
 pub fn dead_frame_vars(m: &Model) -> Vec<Vec<BddVariable>> {
     let n = m.nodes.len();
     let frame_len = |v: usize| m.proc(m.nodes[v].proc).frame_names.len();

@@ -1,5 +1,6 @@
-//! A static order of the variables for the BDDs: of the globals, and of each procedure's
-//! locals (the parameters keep the first frame slots, in their order).
+//! A static order of the variables for the BDDs: of the globals, of each procedure's locals,
+//! and of the frame slots that all procedures share ([`frame_layout`]: the parameters keep
+//! the first slots, in their order, but the slots themselves may be placed in any order).
 //!
 //! BDD sizes depend on the variable order; `g_i = g_{i+n}` for all i is exponential when all
 //! `g_i` come before all `g_{i+n}` and linear when the pairs are interleaved. The order is
@@ -301,11 +302,11 @@ pub struct FrameLayout {
 /// parameter can sit next to it (c2bp's abstraction of `new_state = s->state` copies every
 /// predicate over `s->state`, a parameter, to the same predicate over `new_state`, a local:
 /// all parameters before all locals makes that copy exponential). If that order keeps the
-/// parameters first, the slots stay in their own order. Every other procedure keeps its locals in their own FORCE order over the
-/// free slots, except that a local passed directly as the k-th argument of a call takes
-/// slot k, the callee's k-th parameter, when it can: c2bp passes each predicate over a
-/// formal through a temporary of the caller, and the binding of the actuals is then a copy
-/// between adjacent variables.
+/// parameters first, the slots stay in their own order. Every other procedure keeps its
+/// locals in their own FORCE order over the free slots, except that a local passed directly
+/// as the k-th argument of a call takes slot k, the callee's k-th parameter, when it can:
+/// c2bp passes each predicate over a formal through a temporary of the caller, and the
+/// binding of the actuals is then a copy between adjacent variables.
 pub fn frame_layout(prog: &Program) -> FrameLayout {
     let n_frame = prog
         .procs

@@ -12,10 +12,9 @@
 //!
 //! The order inside a slot is `Entry < Next < Cur`, globals first, then the return slots and
 //! the frame slots interleaved (`Ret(i) < Frame(i)`, the frame slots in the order the frame
-//! layout chose, [`crate::order::frame_layout`]; by default `Ret(0) < Frame(0) < Ret(1) <
-//! Frame(1) < …`), then a few
-//! *temporaries* (one per `*`/`schoose` occurrence of the busiest statement, always
-//! quantified away when a statement's relation is built). A procedure returns the values of
+//! layout chose, [`crate::order::frame_layout`]; in their own order `Ret(0) < Frame(0) <
+//! Ret(1) < Frame(1) < …`), then a few *temporaries* (one per `*`/`schoose` occurrence of the
+//! busiest statement, always quantified away when a statement's relation is built). A procedure returns the values of
 //! its first frame slots more often than any others (c2bp returns the predicates over the
 //! formals, in the formals' order), and `ret_i ↔ frame_i` for all i is exponential when the
 //! return slots all come before the frame. With this order the renamings
@@ -121,7 +120,14 @@ impl VarMap {
         let order: Vec<u32> = if frame_order.is_empty() {
             (0..n_frame).collect()
         } else {
-            debug_assert_eq!(frame_order.len(), n_frame as usize);
+            let mut sorted = frame_order.to_vec();
+            sorted.sort_unstable();
+            if !sorted.iter().copied().eq(0..n_frame) {
+                return Err(BebopError::Internal(format!(
+                    "a frame order of {} slots that is not a permutation of 0..{n_frame}",
+                    frame_order.len()
+                )));
+            }
             frame_order.to_vec()
         };
         let mut frame_index = vec![0; n_frame as usize];
@@ -378,6 +384,17 @@ mod tests {
             }
             assert_eq!(seen.len() + 2, vm.num_vars());
         }
+    }
+
+    #[test]
+    fn a_frame_order_places_the_slots_and_must_be_a_permutation() {
+        let vm = VarMap::with_frame_order(1, 2, 3, 0, &[2, 0, 1]).expect("a permutation");
+        let at = |s| vm.var(s, Ver::Entry).to_index();
+        assert!(at(Slot::Frame(2)) < at(Slot::Frame(0)));
+        assert!(at(Slot::Frame(0)) < at(Slot::Frame(1)));
+        assert_eq!(at(Slot::Frame(0)), at(Slot::Ret(0)) + 3);
+        assert!(VarMap::with_frame_order(1, 2, 3, 0, &[2, 0, 0]).is_err());
+        assert!(VarMap::with_frame_order(1, 2, 3, 0, &[1, 0]).is_err());
     }
 
     #[test]

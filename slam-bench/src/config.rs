@@ -126,8 +126,8 @@ pub const DIMENSIONS: &[Dimension] = &[
         name: "siblings",
         flag: Flag::Value("--sibling-predicates"),
         values: Values::OneOf(&["off", "on"]),
-        about: "a state test `e == c` from a refutation also brings `e == c'` for the other \
-                constants `e` is assigned or compared with",
+        about: "a state test `e == c` (or a bound `e <= c`) from a refutation also brings \
+                `e == c'` (`e <= c'`) for the other constants `e` is assigned or compared with",
     },
 ];
 

@@ -334,7 +334,8 @@ pub struct AddedPredicate {
     /// The predicate's text.
     pub predicate: String,
     /// `wp` (newton's weakest preconditions), `horn` (a path program's invariant), `siblings`
-    /// (the other states of a state test, `--sibling-predicates`), or for the predicates the
+    /// (the same state test or bound at the other constants, `--sibling-predicates`), or for
+    /// the predicates the
     /// run starts from `initial` (`--preds`) and `guard` (the error's guards).
     pub source: String,
 }
