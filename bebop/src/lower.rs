@@ -300,7 +300,7 @@ struct ExprCx<'a> {
 }
 
 /// A compiled sub-expression larger than this many BDD nodes is conjoined with the care set.
-const RESTRICT_ABOVE: usize = 256;
+const RESTRICT_ABOVE: usize = 1024;
 
 impl ExprCx<'_> {
     fn slot(&self, name: &str) -> Result<Slot, BebopError> {
