@@ -298,7 +298,7 @@ pub struct FrameLayout {
 ///
 /// Parameters keep the first frame slots (the calling convention), but the slots need not
 /// come in their own order. The procedure with the largest frame among those with two
-/// parameters or more sets the order ([`paired_order`]), so that a local copied from or to a
+/// parameters or more sets the order (`paired_order`), so that a local copied from or to a
 /// parameter can sit next to it (c2bp's abstraction of `new_state = s->state` copies every
 /// predicate over `s->state`, a parameter, to the same predicate over `new_state`, a local:
 /// all parameters before all locals makes that copy exponential). If that order keeps the
