@@ -56,9 +56,9 @@ pub struct Config {
     /// `<`, `>`, `>=`) once a second constant was seen in a bound of `e`: the Horn refiner
     /// finds the bounds of a flag stepped through its values (`blastFlag <= 19`, then `<= 18`,
     /// …) one per iteration. On by default: on the OpenSSL state machines of SV-COMP's ssh set
-    /// the states alone turn 14 of 16 safe tasks from timeouts into proofs at 60 s (bebop's
+    /// the states alone turn 14 of 17 safe tasks from timeouts into proofs at 60 s (bebop's
     /// frame layout keeps the states of `s->state`, parameters, next to those of the local
-    /// copied from it), and the bounds the other two.
+    /// copied from it), and the bounds the other three.
     pub sibling_predicates: bool,
     /// How far the loop may raise the abstraction's precision when refinement stops making a
     /// difference and constrain cannot help (module `cegar`): one literal at a time, the
