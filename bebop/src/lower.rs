@@ -524,8 +524,7 @@ pub fn lower<'p>(
         edges: Vec::new(),
     };
     let mut procs: Vec<ProcInfo<'p>> = Vec::new();
-    for (pi, p) in prog.procs.iter().enumerate() {
-        let frame_names = frames.frames[pi].clone();
+    for ((pi, p), frame_names) in prog.procs.iter().enumerate().zip(frames.frames) {
         let info = b.proc_nodes(
             &vars,
             ProcId(pi as u32),

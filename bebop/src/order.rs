@@ -355,15 +355,18 @@ pub fn frame_layout(prog: &Program) -> FrameLayout {
     for (k, &s) in slot_order.iter().enumerate() {
         rank[s as usize] = k;
     }
-    let frames = prog
+    let mut frames: Vec<Vec<String>> = prog
         .procs
         .iter()
         .enumerate()
         .map(|(i, p)| match &leader_frame {
-            Some((d, frame)) if *d == i => frame.clone(),
+            Some((d, _)) if *d == i => Vec::new(),
             _ => aligned_frame(p, &rank),
         })
         .collect();
+    if let Some((d, frame)) = leader_frame {
+        frames[d] = frame;
+    }
     FrameLayout { slot_order, frames }
 }
 
@@ -460,7 +463,8 @@ fn aligned_frame(p: &Procedure, rank: &[usize]) -> Vec<String> {
         }
     }
     let mut free: Vec<usize> = (n_params..size).filter(|&k| !taken[k]).collect();
-    free.sort_by_key(|&k| rank.get(k).copied().unwrap_or(k));
+    // (`rank` has every frame slot: no procedure's frame is larger than the largest.)
+    free.sort_by_key(|&k| rank[k]);
     // As many free slots as locals without one: each takes the next in the order.
     let mut free = free.into_iter();
     let mut frame: Vec<String> = p.params.iter().map(|v| v.name.clone()).collect();

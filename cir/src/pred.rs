@@ -475,12 +475,6 @@ pub fn constant_siblings(prog: &Program, new: &PredicateSet, have: &PredicateSet
         let Some((op, lv, c, own)) = state_test_parts(p) else {
             continue;
         };
-        // A state's siblings are the other states; a bound's, the same bound at the others.
-        let op = if matches!(op, BinOp::Eq | BinOp::Ne) {
-            BinOp::Eq
-        } else {
-            op
-        };
         let Some(opposite) = op.negated() else {
             continue;
         };
@@ -541,11 +535,14 @@ pub struct StateTest {
 pub fn state_test(prog: &Program, p: &Predicate) -> Option<StateTest> {
     state_test_parts(p).map(|(op, lv, _, c)| StateTest {
         lvalue: prog.show_expr(lv.without_casts()),
-        bound: !matches!(op, BinOp::Eq | BinOp::Ne),
+        bound: op != BinOp::Eq,
         constant: c,
     })
 }
 
+/// The parts of a state test or bound `e op c`: the operator of its siblings (`==` for a
+/// state test, whether `==` or `!=`: a state's siblings are the other states; a bound's own
+/// operator), the lvalue `e`, the constant `c` and its value.
 fn state_test_parts(p: &Predicate) -> Option<(BinOp, &Expr, &Expr, i128)> {
     let ExprKind::Binary(
         op @ (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge),
@@ -558,9 +555,12 @@ fn state_test_parts(p: &Predicate) -> Option<(BinOp, &Expr, &Expr, i128)> {
     let ExprKind::Const(value) = c.without_casts().kind else {
         return None;
     };
-    lv.without_casts()
-        .is_lvalue()
-        .then_some((*op, &**lv, &**c, value))
+    lv.without_casts().is_lvalue().then_some((
+        if *op == BinOp::Ne { BinOp::Eq } else { *op },
+        &**lv,
+        &**c,
+        value,
+    ))
 }
 
 /// At most this many lvalues are followed through copies ([`state_values`]).
