@@ -1,5 +1,10 @@
 //! The `bebop` command: see [`bebop::cli`].
 
+/// mimalloc rather than the system allocator: the BDD library allocates and frees a vector for
+/// every operation, and the parse and the lowering build many small nodes.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     // Lossily: a path that is not UTF-8 then fails to open with a message, not a panic.
     let args: Vec<String> = std::env::args_os()
