@@ -21,6 +21,7 @@ pub mod horn;
 mod project;
 mod prover;
 mod session;
+mod syntactic;
 
 pub use canon::canonical;
 pub use prover::Prover;

@@ -1,0 +1,348 @@
+//! Syntactic answers to a [`Session`](super::Session)'s questions: a conjunction of literals
+//! that fixes an lvalue to two constants (`s->state == 8464 ∧ s->state == 8480`), or that
+//! contradicts what its tests of constants decide (`s->state == 8464 ∧ s->state != 8464` through
+//! another atom, `x == 3 ∧ y == 4 ∧ x == y`), is unsatisfiable without asking Z3.
+//!
+//! A state machine's abstraction asks this of every pair of its states: the inconsistent
+//! cubes of `enforce` (the Constrain paper, TACAS'04 §3.3) and the cube searches of C2BP's
+//! `F_V(φ)` (Ball, Majumdar, Millstein & Rajamani, PLDI'01, §4.1) over the state tests of a
+//! state variable and of the variable it is copied from. The answers are only ever
+//! "unsatisfiable", and only where the literals say so in either semantics:
+//! - an atom is read only as `l == c`, `l != c` (an lvalue `l` of an integer type, no cast on
+//!   either side, and a constant `c` within the range of `l`'s type, so that the comparison
+//!   in C's common type compares the same values) or `l1 == l2`, `l1 != l2` (two lvalues of
+//!   the same integer type);
+//! - lvalues are the same only when their expressions are equal, and the atoms of a session
+//!   are conditions on one state, so equal expressions have one value (two expressions that
+//!   may alias are simply different lvalues: an answer is missed, never wrong).
+
+use std::collections::HashMap;
+
+use crate::ir::{BinOp, Expr, ExprKind, Program};
+use crate::types::CType;
+
+/// What an atom says, when it is a test of constants or an equality of lvalues.
+#[derive(Clone, Copy, Debug)]
+enum Form {
+    /// `lvalue == value` (`eq`) or `lvalue != value`.
+    Test {
+        lvalue: usize,
+        value: i128,
+        eq: bool,
+    },
+    /// `a == b` (`eq`) or `a != b`, two lvalues of one type.
+    Same { a: usize, b: usize, eq: bool },
+}
+
+/// The forms of a session's atoms (by position; `None`: not read).
+pub(super) struct Forms {
+    atoms: Vec<Option<Form>>,
+}
+
+impl Forms {
+    /// Reads the atoms of a session.
+    pub(super) fn of(prog: &Program, atoms: &[Expr]) -> Forms {
+        let mut lvalues: HashMap<&Expr, usize> = HashMap::new();
+        let mut out = Vec::with_capacity(atoms.len());
+        for a in atoms {
+            out.push(form(prog, a, &mut lvalues));
+        }
+        Forms { atoms: out }
+    }
+
+    /// A subset of `lits` (atom position, truth value) that cannot hold together, in the
+    /// order of `lits`, if the forms of their atoms show one.
+    pub(super) fn conflict(&self, lits: &[(usize, bool)]) -> Option<Vec<(usize, bool)>> {
+        if self.atoms.iter().all(Option::is_none) {
+            return None;
+        }
+        let form = |a: usize| self.atoms.get(a).copied().flatten();
+        let core = |mut why: Vec<usize>| {
+            why.sort_unstable();
+            why.dedup();
+            Some(why.into_iter().map(|i| lits[i]).collect())
+        };
+        // The lvalues the literals fix to a constant, each with the literals (indices in
+        // `lits`) that fix it.
+        let mut fixed: Vec<Fixed> = Vec::new();
+        let at = |fixed: &[Fixed], l: usize| fixed.iter().position(|f| f.lvalue == l);
+        for (i, &(a, truth)) in lits.iter().enumerate() {
+            if let Some(Form::Test { lvalue, value, eq }) = form(a)
+                && truth == eq
+            {
+                match at(&fixed, lvalue) {
+                    Some(x) if fixed[x].value != value => {
+                        let mut why = fixed[x].why.clone();
+                        why.push(i);
+                        return core(why);
+                    }
+                    Some(_) => {}
+                    None => fixed.push(Fixed {
+                        lvalue,
+                        value,
+                        why: vec![i],
+                    }),
+                }
+            }
+        }
+        if fixed.is_empty() {
+            return None;
+        }
+        // An equality of two lvalues held true carries a fixed value from one to the other,
+        // to a fixpoint (each round fixes one more lvalue or ends it).
+        loop {
+            let mut grew = false;
+            for (i, &(a, truth)) in lits.iter().enumerate() {
+                let Some(Form::Same { a, b, eq }) = form(a) else {
+                    continue;
+                };
+                if truth != eq {
+                    continue;
+                }
+                let (from, to) = match (at(&fixed, a), at(&fixed, b)) {
+                    (Some(x), None) => (x, b),
+                    (None, Some(y)) => (y, a),
+                    _ => continue,
+                };
+                let mut why = fixed[from].why.clone();
+                why.push(i);
+                fixed.push(Fixed {
+                    lvalue: to,
+                    value: fixed[from].value,
+                    why,
+                });
+                grew = true;
+            }
+            if !grew {
+                break;
+            }
+        }
+        // Every literal against the fixed values.
+        for (i, &(a, truth)) in lits.iter().enumerate() {
+            let why = match form(a) {
+                Some(Form::Test { lvalue, value, eq }) => at(&fixed, lvalue)
+                    .filter(|&x| ((fixed[x].value == value) == eq) != truth)
+                    .map(|x| fixed[x].why.clone()),
+                Some(Form::Same { a, b, eq }) => match (at(&fixed, a), at(&fixed, b)) {
+                    (Some(x), Some(y)) if ((fixed[x].value == fixed[y].value) == eq) != truth => {
+                        Some([&fixed[x].why[..], &fixed[y].why[..]].concat())
+                    }
+                    _ => None,
+                },
+                None => None,
+            };
+            if let Some(mut why) = why {
+                why.push(i);
+                return core(why);
+            }
+        }
+        None
+    }
+}
+
+/// An lvalue fixed to a constant by some literals.
+struct Fixed {
+    lvalue: usize,
+    value: i128,
+    /// The literals (indices) that fix it.
+    why: Vec<usize>,
+}
+
+/// The form of one atom (module doc), interning its lvalues in `lvalues`.
+fn form<'e>(
+    prog: &Program,
+    atom: &'e Expr,
+    lvalues: &mut HashMap<&'e Expr, usize>,
+) -> Option<Form> {
+    let ExprKind::Binary(op @ (BinOp::Eq | BinOp::Ne), x, y) = &atom.kind else {
+        return None;
+    };
+    let eq = *op == BinOp::Eq;
+    let mut key = |e: &'e Expr| {
+        let n = lvalues.len();
+        *lvalues.entry(e).or_insert(n)
+    };
+    let int_lvalue = |e: &Expr| e.is_lvalue() && e.ty.is_integer();
+    match (&x.kind, &y.kind) {
+        (_, ExprKind::Const(c)) | (ExprKind::Const(c), _) => {
+            let l = if matches!(y.kind, ExprKind::Const(_)) {
+                x
+            } else {
+                y
+            };
+            let CType::Int(k) = l.ty else {
+                return None;
+            };
+            let (lo, hi) = k.range(prog.data_model);
+            (l.is_lvalue() && (lo..=hi).contains(c)).then(|| Form::Test {
+                lvalue: key(l),
+                value: *c,
+                eq,
+            })
+        }
+        _ if int_lvalue(x) && int_lvalue(y) && x.ty == y.ty => Some(Form::Same {
+            a: key(x),
+            b: key(y),
+            eq,
+        }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pred::{PredScope, parse_predicate};
+
+    fn program() -> Program {
+        let src = "struct st { int state; } *s; unsigned char u; int x, y; long z;\n\
+                   int main(void) { return 0; }\n";
+        let dir = std::env::temp_dir().join(format!("cir-syntactic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        // One file per call: the tests run in parallel.
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = dir.join(format!("t{n}.c"));
+        std::fs::write(&path, src).expect("write");
+        crate::load_file(&path, &crate::LowerOptions::default()).expect("lowers")
+    }
+
+    fn forms(prog: &Program, atoms: &[&str]) -> Forms {
+        let exprs: Vec<Expr> = atoms
+            .iter()
+            .map(|t| {
+                parse_predicate(t, PredScope::Global, prog)
+                    .unwrap_or_else(|e| panic!("{t}: {e:?}"))
+                    .expr
+            })
+            .collect();
+        Forms::of(prog, &exprs)
+    }
+
+    #[test]
+    fn two_constants_of_one_lvalue_conflict() {
+        let prog = program();
+        let f = forms(&prog, &["s->state == 8464", "s->state == 8480", "x == 3"]);
+        assert_eq!(
+            f.conflict(&[(2, true), (0, true), (1, true)]),
+            Some(vec![(0, true), (1, true)])
+        );
+        // `s->state != 8464` is no conflict with `s->state == 8480`.
+        assert_eq!(f.conflict(&[(0, false), (1, true)]), None);
+        assert_eq!(f.conflict(&[(0, true), (1, false), (2, true)]), None);
+    }
+
+    #[test]
+    fn a_test_decided_by_another_conflicts() {
+        let prog = program();
+        let f = forms(&prog, &["x != 3", "x == 3", "x == y", "y == 4"]);
+        // `x != 3` read false fixes x to 3; `x == 3` false contradicts it.
+        assert_eq!(
+            f.conflict(&[(0, false), (1, false)]),
+            Some(vec![(0, false), (1, false)])
+        );
+        // x = 3, y = 4, x == y.
+        assert_eq!(
+            f.conflict(&[(1, true), (2, true), (3, true)]),
+            Some(vec![(1, true), (2, true), (3, true)])
+        );
+        assert_eq!(f.conflict(&[(1, true), (2, false), (3, true)]), None);
+        // Nothing fixes y: no answer.
+        assert_eq!(f.conflict(&[(1, true), (2, true)]), None);
+    }
+
+    #[test]
+    fn equalities_of_lvalues_carry_values() {
+        let prog = program();
+        let f = forms(
+            &prog,
+            &["s->state == x", "s->state == 8657", "x == 8657", "y == x"],
+        );
+        // s->state = 8657 and s->state == x: x is 8657, so `x == 8657` cannot be false.
+        assert_eq!(
+            f.conflict(&[(0, true), (1, true), (2, false)]),
+            Some(vec![(0, true), (1, true), (2, false)])
+        );
+        // Values carried from both sides meet: y = 3 makes x 3, and s->state = 8657 = x.
+        let g = forms(
+            &prog,
+            &["s->state == x", "s->state == 8657", "y == x", "y == 3"],
+        );
+        assert_eq!(
+            g.conflict(&[(2, true), (0, true), (1, true), (3, true)]),
+            Some(vec![(2, true), (0, true), (1, true), (3, true)])
+        );
+        // Only the literals that take part are in the core.
+        assert_eq!(
+            f.conflict(&[(3, true), (2, true), (0, true), (1, false)]),
+            Some(vec![(2, true), (0, true), (1, false)])
+        );
+        // A false equality carries nothing.
+        assert_eq!(f.conflict(&[(0, false), (1, true), (2, false)]), None);
+    }
+
+    /// Every conflict is a subset of the literals that no valuation satisfies: checked by
+    /// brute force over the constants of the atoms and three values none of them names
+    /// (enough for equalities: an lvalue equal to no constant can take a fresh value).
+    #[test]
+    fn every_conflict_is_unsatisfiable() {
+        let prog = program();
+        let atoms = [
+            "x == 3", "x == 4", "y == 3", "y != 4", "s->state == 8657", "s->state == x",
+            "x == y", "y != s->state", "s->state != 3",
+        ];
+        let f = forms(&prog, &atoms);
+        // The atoms as functions of (x, y, s->state).
+        let eval = |a: usize, v: [i128; 3]| match a {
+            0 => v[0] == 3,
+            1 => v[0] == 4,
+            2 => v[1] == 3,
+            3 => v[1] != 4,
+            4 => v[2] == 8657,
+            5 => v[2] == v[0],
+            6 => v[0] == v[1],
+            7 => v[1] != v[2],
+            _ => v[2] != 3,
+        };
+        let domain = [3, 4, 8657, -1, -2, -3];
+        let satisfiable = |lits: &[(usize, bool)]| {
+            domain.iter().any(|&x| {
+                domain.iter().any(|&y| {
+                    domain
+                        .iter()
+                        .any(|&z| lits.iter().all(|&(a, t)| eval(a, [x, y, z]) == t))
+                })
+            })
+        };
+        let mut rng = bp_testkit::prng::SplitMix64::new(11);
+        let mut conflicts = 0;
+        for _ in 0..3000 {
+            let n = 1 + rng.below(5);
+            let lits: Vec<(usize, bool)> =
+                (0..n).map(|_| (rng.below(atoms.len()), rng.coin())).collect();
+            if let Some(core) = f.conflict(&lits) {
+                conflicts += 1;
+                assert!(core.iter().all(|l| lits.contains(l)), "{lits:?} {core:?}");
+                assert!(!satisfiable(&core), "{lits:?}: {core:?} is satisfiable");
+            }
+        }
+        assert!(conflicts > 300, "only {conflicts} conflicts");
+    }
+
+    #[test]
+    fn casts_and_constants_out_of_range_are_not_read() {
+        let prog = program();
+        // 300 is outside `unsigned char`: `u == 300` is false in C, and reading it as fixing
+        // `u` to 300 would be wrong if `u == 44` (300 mod 256) were taken for `u == 300`.
+        let f = forms(
+            &prog,
+            &["u == 300", "u == 44", "(int)z == 1", "(int)z == 2"],
+        );
+        assert!(f.atoms[0].is_none());
+        assert!(f.atoms[1].is_some());
+        assert_eq!(f.conflict(&[(2, true), (3, true)]), None);
+        // Different lvalues (`x`, `y`) of different types are not compared.
+        let g = forms(&prog, &["x == z"]);
+        assert!(g.atoms[0].is_none());
+    }
+}
