@@ -88,6 +88,10 @@ fn configure(solver: Solver, rlimit: u32) -> Solver {
     // conjunctions of linear integer facts, checked incrementally under assumptions) in less
     // time than the default, and the same `.bp` from c2bp.
     params.set_u32("smt.arith.solver", 2);
+    // No compaction of the models' function graphs: compacting them took more time than the
+    // checks of c2bp's cube searches, which ask for a model after every satisfiable check
+    // (for the atoms' values, which compaction does not change).
+    params.set_bool("model.compact", false);
     solver.set_params(&params);
     solver
 }
