@@ -412,6 +412,60 @@ fn subset(small: &[Lit], big: &[Lit]) -> bool {
     small.iter().all(|l| big.binary_search(l).is_ok())
 }
 
+/// Cubes up to this length are checked against a [`Covers`] by their subsets (at most
+/// `2^len` lookups); longer ones by a scan of its cubes.
+const SUBSETS_UP_TO: usize = 8;
+
+/// A set of cubes that answers whether one of them is a subset of a given cube: the pruning
+/// question of every cube search, asked of each cube examined. A scan of the cubes found costs
+/// their number, and a search over the states of a state machine finds thousands; a short
+/// cube has few subsets to look up.
+#[derive(Default)]
+struct Covers {
+    set: HashSet<Cube>,
+    /// The longest cube held (a cube's subsets longer than it need no lookup).
+    longest: usize,
+}
+
+impl Covers {
+    fn of<'c>(cubes: impl IntoIterator<Item = &'c Cube>) -> Covers {
+        let mut out = Covers::default();
+        for c in cubes {
+            out.insert(c.clone());
+        }
+        out
+    }
+
+    fn insert(&mut self, c: Cube) {
+        self.longest = self.longest.max(c.len());
+        self.set.insert(c);
+    }
+
+    /// Whether a cube of the set is a subset of `c`.
+    fn covers(&self, c: &Cube) -> bool {
+        if self.set.is_empty() {
+            return false;
+        }
+        if c.len() > SUBSETS_UP_TO {
+            return self.set.iter().any(|d| subset(d, c));
+        }
+        let mut sub: Cube = Vec::with_capacity(c.len());
+        (0u32..1 << c.len()).any(|mask| {
+            if mask.count_ones() as usize > self.longest {
+                return false;
+            }
+            sub.clear();
+            sub.extend(
+                c.iter()
+                    .enumerate()
+                    .filter(|(i, _)| mask >> i & 1 == 1)
+                    .map(|(_, l)| *l),
+            );
+            self.set.contains(&sub)
+        })
+    }
+}
+
 fn insert_lit(c: &Cube, l: Lit) -> Cube {
     let mut out = c.clone();
     let at = out.partition_point(|x| x.0 < l.0);
@@ -714,10 +768,9 @@ impl Enumerator<'_> {
                     queue.push_back(c);
                 }
             }
-            let is_covered =
-                |c: &Cube, found: &[Cube]| found.iter().chain(known).any(|d| subset(d, c));
+            let mut covers = Covers::of(known);
             while let Some(c) = queue.pop_front() {
-                if is_covered(&c, &found) {
+                if covers.covers(&c) {
                     continue;
                 }
                 examined += 1;
@@ -732,6 +785,7 @@ impl Enumerator<'_> {
                     queries += 1;
                 }
                 if wanted && !s.check(&c).maybe_sat() {
+                    covers.insert(c.clone());
                     found.push(c);
                     continue;
                 }
@@ -753,7 +807,7 @@ impl Enumerator<'_> {
                     }
                     for b in [true, false] {
                         let d = insert_lit(&c, (j, b));
-                        if tried.insert(d.clone()) && !is_covered(&d, &found) {
+                        if tried.insert(d.clone()) && !covers.covers(&d) {
                             queue.push_back(d);
                         }
                     }
@@ -1124,14 +1178,10 @@ impl Search {
                 neg: true,
             });
         }
+        let mut covers = Covers::of(pos.iter().chain(&neg).chain(&inconsistent));
         while let Some(node) = queue.pop_front() {
             let c = node.cube;
-            if pos
-                .iter()
-                .chain(&neg)
-                .chain(&inconsistent)
-                .any(|d| subset(d, &c))
-            {
+            if covers.covers(&c) {
                 continue;
             }
             examined += 1;
@@ -1141,6 +1191,10 @@ impl Search {
                 capped = true;
                 break;
             }
+            // A cube of the longest length is not extended, so its model would serve only as
+            // a witness for other cubes of that length, which rarely meet it: no model is
+            // built for it (building one costs more than a check).
+            let last = self.max_len.is_some_and(|k| c.len() >= k);
             let mut lits = c.clone();
             // A model found earlier that satisfies `c` is a witness without a query.
             let witness_in = |models: &Vec<Vec<bool>>| {
@@ -1157,11 +1211,16 @@ impl Search {
                 wit_pos = Some(Some(m));
             } else if node.pos {
                 lits.push((self.goal, false));
-                let (a, m) = s.check_model(&lits);
+                let (a, m) = if last {
+                    (s.check(&lits), None)
+                } else {
+                    s.check_model(&lits)
+                };
                 lits.pop();
                 queries += 1;
                 if a == SatAnswer::Unsat {
                     queries += 1;
+                    covers.insert(c.clone());
                     if s.check(&lits) == SatAnswer::Unsat {
                         inconsistent.push(c);
                     } else {
@@ -1181,10 +1240,15 @@ impl Search {
                 wit_neg = Some(Some(m));
             } else if node.neg {
                 lits.push((self.goal, true));
-                let (a, m) = s.check_model(&lits);
+                let (a, m) = if last {
+                    (s.check(&lits), None)
+                } else {
+                    s.check_model(&lits)
+                };
                 lits.pop();
                 queries += 1;
                 if a == SatAnswer::Unsat {
+                    covers.insert(c.clone());
                     if node.pos {
                         neg.push(c);
                     } else {
@@ -1242,6 +1306,31 @@ impl Search {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn covers_answers_as_a_scan_of_its_cubes() {
+        let mut rng = bp_testkit::prng::SplitMix64::new(5);
+        let cube = |rng: &mut bp_testkit::prng::SplitMix64, max: usize| {
+            let mut c: Cube = Vec::new();
+            for _ in 0..rng.below(max + 1) {
+                let l = (rng.below(12), rng.coin());
+                if !c.iter().any(|x| x.0 == l.0) {
+                    c = insert_lit(&c, l);
+                }
+            }
+            c
+        };
+        for _ in 0..200 {
+            let held: Vec<Cube> = (0..rng.below(30)).map(|_| cube(&mut rng, 4)).collect();
+            let covers = Covers::of(&held);
+            for _ in 0..50 {
+                // Up to 11 literals: also past SUBSETS_UP_TO, where it scans.
+                let c = cube(&mut rng, 11);
+                let scan = held.iter().any(|d| subset(d, &c));
+                assert_eq!(covers.covers(&c), scan, "{held:?} {c:?}");
+            }
+        }
+    }
 
     /// A `.bp` whose `main` assumes `cond`.
     fn program(vars: usize, cond: &str) -> String {

@@ -288,8 +288,15 @@ mod tests {
     fn every_conflict_is_unsatisfiable() {
         let prog = program();
         let atoms = [
-            "x == 3", "x == 4", "y == 3", "y != 4", "s->state == 8657", "s->state == x",
-            "x == y", "y != s->state", "s->state != 3",
+            "x == 3",
+            "x == 4",
+            "y == 3",
+            "y != 4",
+            "s->state == 8657",
+            "s->state == x",
+            "x == y",
+            "y != s->state",
+            "s->state != 3",
         ];
         let f = forms(&prog, &atoms);
         // The atoms as functions of (x, y, s->state).
@@ -318,8 +325,9 @@ mod tests {
         let mut conflicts = 0;
         for _ in 0..3000 {
             let n = 1 + rng.below(5);
-            let lits: Vec<(usize, bool)> =
-                (0..n).map(|_| (rng.below(atoms.len()), rng.coin())).collect();
+            let lits: Vec<(usize, bool)> = (0..n)
+                .map(|_| (rng.below(atoms.len()), rng.coin()))
+                .collect();
             if let Some(core) = f.conflict(&lits) {
                 conflicts += 1;
                 assert!(core.iter().all(|l| lits.contains(l)), "{lits:?} {core:?}");
