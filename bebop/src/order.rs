@@ -71,25 +71,67 @@ impl Edges<'_> {
     }
 
     /// The small sub-expressions of `e` (2 to [`MAX_ATOM`] variables; all of them, so that
-    /// the smallest groups weigh most).
+    /// the smallest groups weigh most), in pre-order (right operand first). The variables of
+    /// every sub-expression are found bottom-up in one pass (a sub-expression with more than
+    /// `MAX_ATOM` is only marked so): c2bp's expressions are long disjunctions of cubes, and
+    /// finding them afresh for each sub-expression cost their size times their depth.
     fn atoms(&mut self, e: &Expr) {
-        let mut stack = vec![e];
-        while let Some(e) = stack.pop() {
-            let mut vs = Vec::new();
-            self.vars_of(e, &mut vs);
-            if vs.len() < 2 {
-                continue;
+        const NONE: usize = usize::MAX;
+        // Pre-order, as a stack pops it: a node, then its right operand's subtree, then its
+        // left's; with the positions of each node's operands.
+        let mut nodes: Vec<&Expr> = Vec::new();
+        let mut kids: Vec<[usize; 2]> = Vec::new();
+        let mut stack: Vec<(&Expr, usize, usize)> = vec![(e, NONE, 0)];
+        while let Some((x, parent, slot)) = stack.pop() {
+            let me = nodes.len();
+            nodes.push(x);
+            kids.push([NONE; 2]);
+            if parent != NONE {
+                kids[parent][slot] = me;
             }
-            if vs.len() <= MAX_ATOM {
-                self.push(vs);
-            }
-            match e {
-                Expr::Not(a, _) => stack.push(a),
+            match x {
+                Expr::Not(a, _) => stack.push((a, me, 0)),
                 Expr::Binary(_, a, b, _) | Expr::Schoose(a, b, _) => {
-                    stack.push(a);
-                    stack.push(b);
+                    stack.push((a, me, 0));
+                    stack.push((b, me, 1));
                 }
                 _ => {}
+            }
+        }
+        // Each node's variables, sorted (`None`: more than MAX_ATOM); operands come after
+        // their node in pre-order, so a backward pass sees them first.
+        let mut sets: Vec<Option<Vec<usize>>> = vec![Some(Vec::new()); nodes.len()];
+        for i in (0..nodes.len()).rev() {
+            let set = match nodes[i] {
+                Expr::Var(id) | Expr::Primed(id) => Some(
+                    self.index
+                        .get(id.name.as_str())
+                        .copied()
+                        .into_iter()
+                        .collect(),
+                ),
+                Expr::Const(..) | Expr::Nondet(_) => Some(Vec::new()),
+                _ => {
+                    let mut union: Option<Vec<usize>> = Some(Vec::new());
+                    for k in kids[i].into_iter().filter(|&k| k != NONE) {
+                        union = match (union, &sets[k]) {
+                            (Some(mut u), Some(s)) => {
+                                u.extend(s);
+                                u.sort_unstable();
+                                u.dedup();
+                                (u.len() <= MAX_ATOM).then_some(u)
+                            }
+                            _ => None,
+                        };
+                    }
+                    union
+                }
+            };
+            sets[i] = set;
+        }
+        for set in sets.into_iter().flatten() {
+            if set.len() >= 2 {
+                self.push(set);
             }
         }
     }
@@ -548,6 +590,77 @@ fn force(n: usize, edges: Vec<Vec<usize>>) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hyperedges of sub-expressions as first defined: each sub-expression's variables
+    /// found afresh, in the order a stack visits them.
+    fn atoms_afresh(edges: &mut Edges<'_>, e: &Expr) {
+        let mut stack = vec![e];
+        while let Some(e) = stack.pop() {
+            let mut vs = Vec::new();
+            edges.vars_of(e, &mut vs);
+            if vs.len() < 2 {
+                continue;
+            }
+            if vs.len() <= MAX_ATOM {
+                edges.push(vs);
+            }
+            match e {
+                Expr::Not(a, _) => stack.push(a),
+                Expr::Binary(_, a, b, _) | Expr::Schoose(a, b, _) => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn atoms_in_one_pass_are_those_found_afresh() {
+        let mut rng = bp_testkit::prng::SplitMix64::new(3);
+        let names = ["a", "b", "c", "d", "e", "f"];
+        fn random(rng: &mut bp_testkit::prng::SplitMix64, names: &[&str], depth: u32) -> String {
+            if depth == 0 || rng.below(4) == 0 {
+                return match rng.below(8) {
+                    0 => "T".to_string(),
+                    1 => "*".to_string(),
+                    _ => names[rng.below(names.len())].to_string(),
+                };
+            }
+            let (l, r) = (random(rng, names, depth - 1), random(rng, names, depth - 1));
+            match rng.below(4) {
+                0 => format!("!{l}"),
+                1 => format!("schoose[{l}, {r}]"),
+                2 => format!("({l} & {r})"),
+                _ => format!("({l} ^ {r})"),
+            }
+        }
+        let index: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        for _ in 0..300 {
+            let text = random(&mut rng, &names, 6);
+            let src = format!(
+                "decl {}; void main() begin a := {text}; end",
+                names.join(", ")
+            );
+            let prog = bp_grammar::parse(&src).expect("parses");
+            let StmtKind::Assign { rhs, .. } = &prog.procs[0].body[0].kind else {
+                panic!("an assignment");
+            };
+            let (mut once, mut afresh) = (
+                Edges {
+                    index: &index,
+                    edges: Vec::new(),
+                },
+                Edges {
+                    index: &index,
+                    edges: Vec::new(),
+                },
+            );
+            once.atoms(&rhs[0]);
+            atoms_afresh(&mut afresh, &rhs[0]);
+            assert_eq!(once.edges, afresh.edges, "{text}");
+        }
+    }
 
     #[test]
     fn pairs_are_interleaved() {
