@@ -15,8 +15,14 @@ use crate::C2bpError;
 use crate::emit::ProcOut;
 
 /// Parses of parts of procedures (a procedure's head closed by `end`, or one statement as the
-/// body of a procedure of its own) by the text parsed.
-pub type Parts = HashMap<String, Procedure>;
+/// body of a procedure of its own) by the text parsed, each with the last assembly that used
+/// it: a part unused by an assembly is dropped after it.
+#[derive(Debug, Default)]
+pub struct Parts {
+    parses: HashMap<String, (Procedure, u64)>,
+    /// Assemblies so far.
+    round: u64,
+}
 
 /// What a statement is parsed in: a procedure of its own, the statement's lines starting on its
 /// second line (so every span of the statement lies after this prefix, and moving it into place
@@ -87,26 +93,28 @@ fn assemble(
     if !prog.procs.is_empty() {
         return None;
     }
-    let mut earlier = std::mem::take(parsed);
-    let mut parts = Parts::new();
+    parsed.round += 1;
+    let round = parsed.round;
     let mut lines = text[..head_len].matches('\n').count() as u32;
     let mut last = head_len;
     for (&at, p) in at.iter().zip(procs) {
         lines += text[last..at].matches('\n').count() as u32;
         last = at;
-        let mut part = |src: String| -> Option<Procedure> {
-            let alone = match earlier.remove(&src) {
-                Some(p) => p,
-                None => parse_one(&src, &opts)?,
-            };
-            let out = alone.clone();
-            parts.insert(src, alone);
-            Some(out)
+        let mut part = |src: &str| -> Option<Procedure> {
+            if let Some((alone, used)) = parsed.parses.get_mut(src) {
+                *used = round;
+                return Some(alone.clone());
+            }
+            let alone = parse_one(src, &opts)?;
+            parsed
+                .parses
+                .insert(src.to_string(), (alone.clone(), round));
+            Some(alone)
         };
         prog.procs
             .push(place(&p.text, &p.stmt_starts, at, lines, &mut part)?);
     }
-    *parsed = parts;
+    parsed.parses.retain(|_, (_, used)| *used == round);
     prog.span = bp_grammar::Span {
         start: 0,
         end: text.len(),
@@ -129,14 +137,22 @@ fn parse_one(src: &str, opts: &bp_grammar::ParseOptions) -> Option<Procedure> {
 }
 
 /// The head of a procedure's text `piece` (everything before its first statement, at
-/// `first`) as a procedure of its own: the head and `end`.
-fn head_source(piece: &str, first: usize) -> String {
-    format!("{}{END}", &piece[..first])
+/// `first`) as a procedure of its own, the head and `end`, written into `buf`.
+fn head_source<'b>(buf: &'b mut String, piece: &str, first: usize) -> &'b str {
+    buf.clear();
+    buf.push_str(&piece[..first]);
+    buf.push_str(END);
+    buf
 }
 
-/// The statement `chunk` (its annotation and statement lines) as a procedure of its own.
-fn stmt_source(chunk: &str) -> String {
-    format!("{STMT_PREFIX}{chunk}{END}")
+/// The statement `chunk` (its annotation and statement lines) as a procedure of its own,
+/// written into `buf`.
+fn stmt_source<'b>(buf: &'b mut String, chunk: &str) -> &'b str {
+    buf.clear();
+    buf.push_str(STMT_PREFIX);
+    buf.push_str(chunk);
+    buf.push_str(END);
+    buf
 }
 
 /// The procedure whose text `piece` is placed at byte `at` after `lines` lines, its
@@ -147,11 +163,12 @@ fn place(
     starts: &[usize],
     at: usize,
     lines: u32,
-    part: &mut impl FnMut(String) -> Option<Procedure>,
+    part: &mut impl FnMut(&str) -> Option<Procedure>,
 ) -> Option<Procedure> {
     let body_end = piece.strip_suffix(END)?.len();
     let first = starts.first().copied().unwrap_or(body_end);
-    let mut proc = part(head_source(piece, first))?;
+    let mut buf = String::new();
+    let mut proc = part(head_source(&mut buf, piece, first))?;
     if !proc.body.is_empty() {
         return None;
     }
@@ -161,7 +178,7 @@ fn place(
     for (i, &s) in starts.iter().enumerate() {
         let e = starts.get(i + 1).copied().unwrap_or(body_end);
         let chunk = &piece[s..e];
-        let mut alone = part(stmt_source(chunk))?;
+        let mut alone = part(stmt_source(&mut buf, chunk))?;
         if alone.body.len() != 1 {
             return None;
         }

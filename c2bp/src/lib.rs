@@ -279,7 +279,7 @@ pub struct Cache {
     /// each statement) by their text, each parsed on its own ([`assemble`]): a part whose
     /// text recurs is not parsed again
     /// ([`bp_grammar::Procedure::shift_spans`] places it).
-    parsed: std::collections::HashMap<String, bp_grammar::Procedure>,
+    parsed: assemble::Parts,
 }
 
 /// A cube by the normalised texts of its literals' expressions ([`VarSet::cube_key`]).
