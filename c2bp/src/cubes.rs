@@ -1191,10 +1191,6 @@ impl Search {
                 capped = true;
                 break;
             }
-            // A cube of the longest length is not extended, so its model would serve only as
-            // a witness for other cubes of that length, which rarely meet it: no model is
-            // built for it (building one costs more than a check).
-            let last = self.max_len.is_some_and(|k| c.len() >= k);
             let mut lits = c.clone();
             // A model found earlier that satisfies `c` is a witness without a query.
             let witness_in = |models: &Vec<Vec<bool>>| {
@@ -1211,11 +1207,7 @@ impl Search {
                 wit_pos = Some(Some(m));
             } else if node.pos {
                 lits.push((self.goal, false));
-                let (a, m) = if last {
-                    (s.check(&lits), None)
-                } else {
-                    s.check_model(&lits)
-                };
+                let (a, m) = s.check_model(&lits);
                 lits.pop();
                 queries += 1;
                 if a == SatAnswer::Unsat {
@@ -1240,11 +1232,7 @@ impl Search {
                 wit_neg = Some(Some(m));
             } else if node.neg {
                 lits.push((self.goal, true));
-                let (a, m) = if last {
-                    (s.check(&lits), None)
-                } else {
-                    s.check_model(&lits)
-                };
+                let (a, m) = s.check_model(&lits);
                 lits.pop();
                 queries += 1;
                 if a == SatAnswer::Unsat {
