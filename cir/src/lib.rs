@@ -32,6 +32,19 @@ pub fn load_file(path: &std::path::Path, opts: &LowerOptions) -> Result<Program,
     load_on_large_stack(path, opts, false)
 }
 
+/// [`load_file`] of a C source held in a string, for the crate's unit tests: written to a file
+/// of its own under the system's temporary directory (the tests run in parallel).
+#[cfg(test)]
+pub(crate) fn load_test_source(src: &str, opts: &LowerOptions) -> Program {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!("cir-unit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(format!("t{}.c", NEXT.fetch_add(1, Ordering::Relaxed)));
+    std::fs::write(&path, src).expect("write the test's C file");
+    load_file(&path, opts).expect("the test's program lowers")
+}
+
 /// [`load_file`] for a program to verify: one without a function `main` (an empty file, a
 /// library) is an input error located at the end of the file, since every tool starts there.
 pub fn load_program(path: &std::path::Path, opts: &LowerOptions) -> Result<Program, CirError> {

@@ -1150,16 +1150,7 @@ mod tests {
     }
 
     fn load_with(src: &str, opts: &crate::LowerOptions) -> Program {
-        let dir = std::env::temp_dir().join(format!("cir-interp-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join(format!("t{:x}.c", {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            src.hash(&mut h);
-            h.finish()
-        }));
-        std::fs::write(&path, src).expect("write");
-        crate::load_file(&path, opts).expect("lowers")
+        crate::load_test_source(src, opts)
     }
 
     /// Runs to the end; returns how it ended.

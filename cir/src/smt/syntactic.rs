@@ -197,14 +197,7 @@ mod tests {
     fn program() -> Program {
         let src = "struct st { int state; } *s; unsigned char u; int x, y; long z;\n\
                    int main(void) { return 0; }\n";
-        let dir = std::env::temp_dir().join(format!("cir-syntactic-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        // One file per call: the tests run in parallel.
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = dir.join(format!("t{n}.c"));
-        std::fs::write(&path, src).expect("write");
-        crate::load_file(&path, &crate::LowerOptions::default()).expect("lowers")
+        crate::load_test_source(src, &crate::LowerOptions::default())
     }
 
     fn forms(prog: &Program, atoms: &[&str]) -> Forms {
