@@ -14,13 +14,13 @@
 //! the frame slots interleaved (`Ret(i) < Frame(i)`, the frame slots in the order the frame
 //! layout chose, [`crate::order::frame_layout`]; in their own order `Ret(0) < Frame(0) <
 //! Ret(1) < Frame(1) < …`), then a few *temporaries* (one per `*`/`schoose` occurrence of the
-//! busiest statement, always quantified away when a statement's relation is built). A procedure returns the values of
-//! its first frame slots more often than any others (c2bp returns the predicates over the
-//! formals, in the formals' order), and `ret_i ↔ frame_i` for all i is exponential when the
-//! return slots all come before the frame. With this order the renamings
-//! the engine needs are order-preserving (biodivine-lib-bdd's `rename_variables` requires it):
-//! `Next → Cur` while `Entry` is present, `Entry → Next` while `Cur` is present, `Cur → Next`
-//! while `Entry` is present. No other module does index arithmetic on BDD variables.
+//! busiest statement, always quantified away when a statement's relation is built). A
+//! procedure returns the values of its first frame slots more often than any others (c2bp
+//! returns the predicates over the formals, in the formals' order), and `ret_i ↔ frame_i` for
+//! all i is exponential when the return slots all come before the frame. With this order the
+//! renamings the engine needs are order-preserving (biodivine-lib-bdd's `rename_variables`
+//! requires it): `Next → Cur` while `Entry` is present, `Entry → Next` while `Cur` is present,
+//! `Cur → Next` while `Entry` is present. No other module does index arithmetic on BDD variables.
 
 use crate::BebopError;
 use biodivine_lib_bdd::{Bdd, BddPartialValuation, BddValuation, BddVariable, BddVariableSet};

@@ -335,8 +335,8 @@ pub struct AddedPredicate {
     pub predicate: String,
     /// `wp` (newton's weakest preconditions), `horn` (a path program's invariant), `siblings`
     /// (the same state test or bound at the other constants, `--sibling-predicates`), or for
-    /// the predicates the
-    /// run starts from `initial` (`--preds`) and `guard` (the error's guards).
+    /// the predicates the run starts from `initial` (`--preds`) and `guard` (the error's
+    /// guards).
     pub source: String,
 }
 

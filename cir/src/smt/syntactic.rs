@@ -37,6 +37,8 @@ enum Form {
 /// The forms of a session's atoms (by position; `None`: not read).
 pub(super) struct Forms {
     atoms: Vec<Option<Form>>,
+    /// Whether some atom is read at all (most sessions have none: no literal can conflict).
+    any: bool,
 }
 
 impl Forms {
@@ -47,13 +49,14 @@ impl Forms {
         for a in atoms {
             out.push(form(prog, a, &mut lvalues));
         }
-        Forms { atoms: out }
+        let any = out.iter().any(Option::is_some);
+        Forms { atoms: out, any }
     }
 
     /// A subset of `lits` (atom position, truth value) that cannot hold together, in the
     /// order of `lits`, if the forms of their atoms show one.
     pub(super) fn conflict(&self, lits: &[(usize, bool)]) -> Option<Vec<(usize, bool)>> {
-        if self.atoms.iter().all(Option::is_none) {
+        if !self.any {
             return None;
         }
         let form = |a: usize| self.atoms.get(a).copied().flatten();
