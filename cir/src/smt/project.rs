@@ -9,8 +9,9 @@
 //! variables); every `mod`/`div` by a constant of a term over the eliminated values is split
 //! into cases on its quotient ([`Split`]: Z3's `qe` on `∃n. (n + 2) mod 2^32 < x`, an unsigned
 //! wrap-around, runs for minutes, on its two cases it answers at once); the cases are wrapped
-//! in `exists` and given to Z3's `qe` tactic followed by `simplify`. Tactics ignore the
-//! deterministic `rlimit` through the API, so a time bound ([`TIME_BOUND`]) is the safety net.
+//! in `exists` and given to Z3's `qe` tactic followed by `simplify`, under Z3's deterministic
+//! resource limit ([`eliminate`]: never a time bound, so the answer does not depend on the load
+//! of the machine).
 //! Z3's answer is read back into C, by operator *names* ([`Head`]: the bindings' `DeclKind`
 //! numbering is not Z3 4.8.12's):
 //!
@@ -31,10 +32,9 @@
 //! others.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
 
 use z3::ast::{Ast, Bool, Dynamic, Int};
-use z3::{AstKind, Goal, SortKind, Tactic};
+use z3::{ApplyResult, AstKind, Goal, Params, SatResult, SortKind, Tactic};
 
 use super::Semantics;
 use super::encode::{Encoder, Num, int_of};
@@ -86,12 +86,7 @@ pub(super) fn project(prog: &Program, sem: Semantics, e: &Expr, elim: &[VarId]) 
         .map(|b| b as &dyn Ast)
         .collect();
     let q = z3::ast::exists_const(&refs, &[], &Bool::or(&cases));
-    let goal = Goal::new(false, false, false);
-    goal.assert(&q);
-    let tactic = Tactic::new("qe")
-        .and_then(&Tactic::new("simplify"))
-        .try_for(TIME_BOUND);
-    let res = tactic.apply(&goal, None).ok()?;
+    let res = eliminate(&q, ELIMINATION_RLIMIT)?;
     let names: BTreeMap<String, VarId> = vars
         .keys()
         .filter(|v| !elim.contains(v))
@@ -116,12 +111,43 @@ pub(super) fn project(prog: &Program, sem: Semantics, e: &Expr, elim: &[VarId]) 
         .reduce(|a, b| logical(BinOp::LogOr, a, b))
 }
 
-/// The bound on one elimination: Z3's tactics take no resource limit through the API (a
-/// context's `rlimit` applies to solvers only; measured with Z3 4.8.12), so this time bound is
-/// the safety net. The formulas that reach `qe` are linear in the eliminated values, with every
-/// `mod`/`div` of them split into cases ([`Split`]), and take milliseconds; a projection over
-/// the bound is skipped (one candidate predicate less, never a verdict).
-const TIME_BOUND: Duration = Duration::from_millis(500);
+/// The bound on one elimination, in Z3's resource units (`rlimit`). The eliminations newton
+/// asks for on the SV-COMP loop, loop-new and driver tasks take at most about 4,400 units (a
+/// few milliseconds; about 2,000 units a millisecond); this bound, some 500 ms of work, is only
+/// the safety net against an elimination that would run for minutes.
+const ELIMINATION_RLIMIT: u32 = 1_000_000;
+
+/// `qe` then `simplify` on the formula `q`, stopped deterministically after `rlimit` resource
+/// units (`None`, one candidate predicate less, as when the tactic fails). Z3 4.8.12 takes no
+/// `rlimit` for a tactic (`Z3_tactic_apply_ex` rejects the parameter, and a context's `rlimit`
+/// reaches solvers only), but a solver made from a tactic runs it under the solver's `rlimit`.
+/// So the elimination runs first as such a solver, which either finishes (`sat`, `unsat`, or
+/// `unknown` for "incomplete": the goal is left open, as an elimination's result is) or stops
+/// at the limit. A finished elimination is then applied for its result: the same tactic on the
+/// same goal, the same work again (milliseconds). A time bound instead (Z3's `try_for`) made
+/// the predicates found, and so whole runs, depend on the load of the machine.
+fn eliminate(q: &Bool, rlimit: u32) -> Option<ApplyResult> {
+    let tactic = Tactic::new("qe").and_then(&Tactic::new("simplify"));
+    let probe = tactic.solver();
+    let mut params = Params::new();
+    params.set_u32("rlimit", rlimit);
+    probe.set_params(&params);
+    probe.assert(q);
+    let finished = match probe.check() {
+        SatResult::Sat | SatResult::Unsat => true,
+        SatResult::Unknown => probe.get_reason_unknown().as_deref() == Some("incomplete"),
+    };
+    if !finished {
+        tracing::debug!(
+            reason = ?probe.get_reason_unknown(),
+            "projection: elimination stopped at its resource limit"
+        );
+        return None;
+    }
+    let goal = Goal::new(false, false, false);
+    goal.assert(q);
+    tactic.apply(&goal, None).ok()
+}
 
 /// At most this many cases after splitting, and this many quotients per `mod`/`div`.
 const MAX_CASES: usize = 16;
@@ -598,4 +624,52 @@ fn modulo(t: Expr, k: i128) -> Option<Expr> {
     let r = arith(BinOp::Rem, t, kc.clone())?;
     let s = arith(BinOp::Add, r, kc.clone())?;
     arith(BinOp::Rem, s, kc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use z3::ast::exists_const;
+
+    /// `∃ n. n + 2 < x ∧ 5 < n` over the integers.
+    fn simple() -> (Bool, Int) {
+        let (n, x) = (Int::new_const("n"), Int::new_const("x"));
+        let body = Bool::and(&[
+            Int::add(&[n.clone(), Int::from_i64(2)]).lt(&x),
+            Int::from_i64(5).lt(&n),
+        ]);
+        (exists_const(&[&n as &dyn Ast], &[], &body), x)
+    }
+
+    /// The resource limit reaches the tactic: the elimination that finishes at the default
+    /// bound (to `8 < x`, checked by Z3) stops at a bound of a few units, every time.
+    #[test]
+    fn the_resource_limit_stops_an_elimination_deterministically() {
+        let (q, x) = simple();
+        let res = eliminate(&q, ELIMINATION_RLIMIT).expect("finishes");
+        let formulas: Vec<Bool> = res.list_subgoals().flat_map(|g| g.get_formulas()).collect();
+        let got = Bool::and(&formulas);
+        let want = Int::from_i64(8).lt(&x);
+        let solver = z3::Solver::new();
+        solver.assert(got.iff(&want).not());
+        assert_eq!(solver.check(), SatResult::Unsat, "{got}");
+        for _ in 0..3 {
+            assert!(eliminate(&q, 10).is_none(), "stopped at 10 units");
+        }
+    }
+
+    /// Z3's `qe` runs for minutes on `∃ n. (n + 2) mod 2^32 < x ∧ 0 ≤ n < 2^32` (the wrap-around
+    /// that `Split` takes apart first); given to it whole, the elimination stops at the bound.
+    #[test]
+    fn an_elimination_that_would_run_for_minutes_stops_at_the_bound() {
+        let (n, x) = (Int::new_const("n"), Int::new_const("x"));
+        let w = Int::from_i64(1 << 32);
+        let body = Bool::and(&[
+            Int::add(&[n.clone(), Int::from_i64(2)]).modulo(&w).lt(&x),
+            Int::from_i64(0).le(&n),
+            n.lt(&w),
+        ]);
+        let q = exists_const(&[&n as &dyn Ast], &[], &body);
+        assert!(eliminate(&q, ELIMINATION_RLIMIT).is_none());
+    }
 }

@@ -195,10 +195,10 @@ impl<'p> Prover<'p> {
     /// what newton states before the havoc of a value its fact needs (a fact over program
     /// variables alone, which a weakest precondition cannot give). Z3's `qe` tactic on the
     /// encoding in integer semantics, whatever [`Semantics`] the prover has, after the
-    /// `mod`/`div` of eliminated values are split into cases (a time bound is the safety net:
-    /// Z3's tactics ignore `rlimit`; see the module `project`), read back into C: linear terms become `long long` arithmetic, `t mod 2^w`
-    /// a conversion to the unsigned type of width `w`, other `mod`/`div` by a constant their
-    /// C form. Only variables (no memory, no uninterpreted values) may occur. `None` when the
+    /// `mod`/`div` of eliminated values are split into cases (under a resource limit, never a
+    /// time bound; see the module `project`), read back into C: linear terms become `long long`
+    /// arithmetic, `t mod 2^w` a conversion to the unsigned type of width `w`, other `mod`/`div`
+    /// by a constant their C form. Only variables (no memory, no uninterpreted values) may occur. `None` when the
     /// elimination gives up or the result has no C reading. Any result is only a candidate
     /// predicate: no verdict depends on it.
     pub fn project(&self, e: &Expr, elim: &[VarId]) -> Option<Expr> {
