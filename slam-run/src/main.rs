@@ -154,7 +154,7 @@ struct Args {
     /// mode — --precision bv, or after --precision auto switched — auto and horn refine as wp,
     /// without ending at divergence.) Back-off: after the k-th call in a row that finds nothing
     /// (Spacer's unknown, an error path that does not replay, no encoding) on path programs with
-    /// the same loop heads, the next 2^k - 1 calls on such path programs are skipped (at most
+    /// the same loop heads, the next 4^k - 1 calls on such path programs are skipped (at most
     /// 63; a call that gives predicates ends it; a path program with a cached answer is never
     /// skipped): the clauses depend on the path program only, not on the predicates, and every
     /// trace of a state machine is its loop unrolled again. Skipped calls are counted in
