@@ -257,9 +257,10 @@ fn each_abstraction_reports_its_cubes_and_capped_statements() {
 }
 
 /// A state machine whose proof needs a predicate per state, newton finding one or two per
-/// iteration: with `--refine wp` (the path program's invariant `0 <= s <= 60` would prove it
-/// at once), a run of many cheap iterations, long enough for any limit below a minute (with
-/// `--sibling-predicates off`: the siblings of one state test would bring all 60 at once).
+/// iteration: with `--refine wp` (the path program's invariant `0 <= s <= 120` would prove it
+/// at once), a run of many cheap iterations, several times longer than the tests' limits of
+/// 2 s (with `--sibling-predicates off`: the siblings of one state test would bring all 120
+/// at once): more than 10 s of CPU.
 fn state_machine(dir: &Path, states: usize) -> PathBuf {
     let mut c = String::from(
         "extern void reach_error(void);\nextern int __VERIFIER_nondet_int(void);\n\
@@ -334,7 +335,7 @@ fn check_cut(code: i32, out: &str, doc: &Value) {
 #[test]
 fn a_run_stopped_by_timeout_keeps_what_it_completed() {
     let dir = scratch("timeout");
-    let c = state_machine(&dir, 60);
+    let c = state_machine(&dir, 120);
     let (code, out, doc) = run(
         &c,
         &dir,
@@ -355,7 +356,7 @@ fn a_run_stopped_by_timeout_keeps_what_it_completed() {
 #[test]
 fn a_run_stopped_by_its_cpu_limit_keeps_what_it_completed() {
     let dir = scratch("cpu");
-    let c = state_machine(&dir, 60);
+    let c = state_machine(&dir, 120);
     let (code, out, doc) = run(
         &c,
         &dir,
