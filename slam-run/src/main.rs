@@ -174,7 +174,7 @@ struct Args {
     /// interpreter from main for a bounded number of steps, inputs first all 0, then drawn
     /// from a seeded generator; a run that reaches the error is replayed as a counterexample
     /// (FALSE). Each call's step budget is 4 times the previous one (the first 65536), at most
-    /// 2^20 steps for a call a round triggers, and such calls together at most 2^22 steps; the
+    /// 2^18 steps for a call a round triggers, and such calls together at most 2^20 steps; the
     /// call at the give-up gets all that is left of --falsify-steps.
     #[arg(long, value_name = "MODE", default_value = "auto")]
     falsify: slam_run::FalsifyMode,
