@@ -23,9 +23,11 @@
 //! of annotations (`//@@ source=… sha256=… preds=… options=…`), every statement carries its C edge,
 //! part and position (`//@ edge=main#7 part=assign line=9:5`), and the whole text is re-parsed
 //! and checked by `bp-grammar` before it is returned (an internal error otherwise), then printed
-//! canonically. Procedures are abstracted in parallel (`rayon`); the output does not depend on
-//! the schedule (every answer of the prover is deterministic, `unknown` included, thanks to its
-//! resource limit and a fresh context per query).
+//! canonically. Procedures are abstracted in parallel, in fixed solver groups, group `g` always
+//! on lane `g` of the cache's [`cir::smt::Lanes`] (threads that keep their Z3 context from one
+//! abstraction to the next); the output does not depend on the schedule or on the number of
+//! cores (the prover's answers are deterministic, `unknown` included, thanks to its resource
+//! limit; what a lane's context has seen is fixed by the sequence of abstractions).
 
 pub mod assemble;
 pub mod cubes;
@@ -41,7 +43,6 @@ use cir::Program;
 use cir::pointsto::PointsTo;
 use cir::pred::PredicateSet;
 use cir::smt::{Prover, Semantics, Stats};
-use rayon::prelude::*;
 
 use bp_c::header::Sources;
 
@@ -280,6 +281,20 @@ pub struct Cache {
     /// text recurs is not parsed again
     /// ([`bp_grammar::Procedure::shift_spans`] places it).
     parsed: assemble::Parts,
+    /// The threads the solver groups run on, group `g` on lane `g`, each keeping its Z3
+    /// context from one abstraction to the next ([`cir::smt::Lanes`]); the global `enforce`
+    /// search runs on lane 0 before the groups.
+    lanes: GroupLanes,
+}
+
+/// One lane per solver group ([`SOLVER_GROUPS`]).
+#[derive(Debug)]
+struct GroupLanes(cir::smt::Lanes);
+
+impl Default for GroupLanes {
+    fn default() -> GroupLanes {
+        GroupLanes(cir::smt::Lanes::new(SOLVER_GROUPS))
+    }
 }
 
 /// A cube by the normalised texts of its literals' expressions ([`VarSet::cube_key`]).
@@ -312,9 +327,9 @@ impl Cache {
 /// stays negligible.
 const SOLVER_GROUPS: usize = 4;
 
-/// C edges per solver group: a smaller program gets fewer groups (each costs a Z3 context,
-/// 2–3 ms, as much as abstracting the ~100 edges of a locks task's `main` once its answers are
-/// cached), at least one.
+/// C edges per solver group: a smaller program gets fewer groups (each costs a Z3 solver, and a
+/// lane a thread and a context the first time, as much as abstracting the ~100 edges of a locks
+/// task's `main` once its answers are cached), at least one.
 const GROUP_EDGES: usize = 400;
 
 /// The number of solver groups for translating the functions `fids` of `prog`: fixed by what
@@ -367,14 +382,12 @@ pub fn abstract_program_cached(
     let (global_enforce, global_capped) = if opts.havoc_all {
         (Vec::new(), false)
     } else {
-        global_enforce_cubes(
-            prog,
-            pts,
-            &prover,
-            opts,
-            &globals,
-            &mut cache.global_enforce,
-        )
+        let earlier = std::sync::Mutex::new(&mut cache.global_enforce);
+        let mut found = cache.lanes.0.run(1, |_| {
+            let mut earlier = earlier.lock().unwrap_or_else(|e| e.into_inner());
+            global_enforce_cubes(prog, pts, &prover, opts, &globals, &mut earlier)
+        });
+        found.pop().unwrap_or_default()
     };
     let global_seconds = t0.elapsed().as_secs_f64();
     let shared = emit::Shared {
@@ -400,7 +413,7 @@ pub fn abstract_program_cached(
         .map(|f| emit::proc_key(&shared, &global_key, f))
         .collect();
     let (reused, todo) = reuse_unchanged(prog, &keys, &cache.procs);
-    let mut done = translate_in_groups(&shared, &todo);
+    let mut done = translate_in_groups(&shared, &todo, &cache.lanes.0);
     for (f, out) in &done {
         cache.procs.insert(
             *f,
@@ -579,20 +592,23 @@ fn reuse_unchanged(
 }
 
 /// Translates the functions `todo`: in `solver_groups` fixed groups (interleaved by index),
-/// each translated in one solver ([`emit::translate_all`]); the groups run in parallel. Fixed,
-/// so the output does not depend on the number of threads.
-fn translate_in_groups(shared: &emit::Shared, todo: &[cir::ir::FuncId]) -> ProcOuts {
+/// each translated in one solver ([`emit::translate_all`]), group `g` on lane `g`; the groups
+/// run in parallel. Fixed, so the output does not depend on the number of cores.
+fn translate_in_groups(
+    shared: &emit::Shared,
+    todo: &[cir::ir::FuncId],
+    lanes: &cir::smt::Lanes,
+) -> ProcOuts {
     let n_groups = solver_groups(shared.prog, todo);
     let groups: Vec<Vec<cir::ir::FuncId>> = (0..n_groups)
         .map(|g| todo.iter().skip(g).step_by(n_groups).copied().collect())
         .filter(|g: &Vec<cir::ir::FuncId>| !g.is_empty())
         .collect();
-    groups
-        .into_par_iter()
-        .flat_map_iter(|g| {
-            let outs = emit::translate_all(shared, &g);
-            g.into_iter().zip(outs)
-        })
+    lanes
+        .run(groups.len(), |g| emit::translate_all(shared, &groups[g]))
+        .into_iter()
+        .zip(&groups)
+        .flat_map(|(outs, g)| g.iter().copied().zip(outs))
         .collect()
 }
 

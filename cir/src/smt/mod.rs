@@ -18,12 +18,14 @@ use crate::types::DataModel;
 mod canon;
 mod encode;
 pub mod horn;
+mod lanes;
 mod project;
 mod prover;
 mod session;
 mod syntactic;
 
 pub use canon::canonical;
+pub use lanes::Lanes;
 pub use prover::Prover;
 pub use session::{Session, SolverCx, one_context};
 

@@ -29,7 +29,8 @@ enum Outcome {
 ///
 /// - **Threads.** The z3 crate (0.22) keeps its ASTs in a thread-local context. A `Prover` holds
 ///   no Z3 object: every query builds a fresh Z3 context in the calling thread, encodes, solves
-///   and drops it (or, inside [`one_context`](super::one_context), uses the scope's context).
+///   and drops it (or, inside [`one_context`](super::one_context), uses the scope's context, and
+///   on one of the [`Lanes`](super::Lanes), the lane's).
 ///   A `Prover` is therefore `Send + Sync` and can be shared by `rayon` workers; only our own
 ///   normalised texts (cache keys) cross threads.
 /// - **Determinism.** Limits use Z3's deterministic resource limit (`rlimit`, see
@@ -38,6 +39,9 @@ enum Outcome {
 ///   before, on whatever thread; every name the encoder invents is numbered per query and all
 ///   collections that produce facts are ordered. A [`one_context`](super::one_context) scope
 ///   runs a fixed sequence of queries (its caller's) in one context, which is as reproducible.
+///   A lane runs the queries of all the jobs given to it in one context: a fixed sequence too,
+///   but one where a model, or whether a query stops at its resource limit, may depend on the
+///   earlier jobs (the [`Lanes`](super::Lanes) doc says who may use them).
 /// - **Cache.** Keyed on the normalised query: the [`Semantics`], the kind of query, the sorted
 ///   and deduplicated canonical texts of the assumptions and the goal's text (a fully
 ///   parenthesised prefix form with the type of every node: two formulas with the same key are

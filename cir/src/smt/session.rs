@@ -12,11 +12,15 @@ use crate::ir::{Expr, Program};
 thread_local! {
     /// Whether this thread runs inside [`one_context`].
     static IN_ONE_CONTEXT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Whether this thread is one of the [`Lanes`](super::Lanes), whose queries share the
+    /// thread's own context.
+    pub(super) static IN_LANE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Runs `f` with one fresh Z3 context for all the queries it makes on this thread (of any
 /// [`Prover`](super::Prover)): outside such a scope every query and every
-/// [`Prover::with_solver`](super::Prover::with_solver) makes its own context, and a context is
+/// [`Prover::with_solver`](super::Prover::with_solver) makes its own context (except on one of
+/// the [`Lanes`](super::Lanes), which keep theirs), and a context is
 /// costly to make (Z3 allocates and fills large tables), so a caller that makes several in a
 /// row (newton, for each refinement) shares one instead. Answers stay
 /// deterministic: the scope's sequence of operations is its caller's, the same on every run
@@ -38,9 +42,10 @@ pub fn one_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
     })
 }
 
-/// Runs `f` in a fresh Z3 context of this thread, or in the [`one_context`] scope's.
+/// Runs `f` in a fresh Z3 context of this thread, or in the [`one_context`] scope's, or on a
+/// lane in the lane's context (the z3 crate's context of the thread, kept for its life).
 pub(super) fn in_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
-    if IN_ONE_CONTEXT.with(|c| c.get()) {
+    if IN_ONE_CONTEXT.with(|c| c.get()) || IN_LANE.with(|c| c.get()) {
         f()
     } else {
         z3::with_z3_config(&z3::Config::new(), f)
