@@ -98,6 +98,7 @@ fn fail(code: i32, msg: impl std::fmt::Display) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    cir::smt::keep_freed_memory();
     let args: Args = cli_common::args::parse(&[(exit::SAFE, "the Boolean program was written")]);
     if args.max_cubes.is_some() && args.abstraction != c2bp::Abstraction::Exact {
         let message = "error: --max-cubes bounds the exact abstraction: give --abstraction exact";

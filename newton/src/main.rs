@@ -72,6 +72,7 @@ fn read(p: &PathBuf) -> Result<String, ExitCode> {
 }
 
 fn main() -> ExitCode {
+    cir::smt::keep_freed_memory();
     let args: Args = cli_common::args::parse(&[
         (
             exit::SAFE,

@@ -264,6 +264,7 @@ fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
 }
 
 fn main() {
+    cir::smt::keep_freed_memory();
     let args: Args = cli_common::args::parse(&EXIT_NOTES);
     if let Some(p) = args
         .precision

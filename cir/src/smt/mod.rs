@@ -27,7 +27,7 @@ mod syntactic;
 pub use canon::canonical;
 pub use lanes::Lanes;
 pub use prover::Prover;
-pub use session::{Session, SolverCx, one_context};
+pub use session::{Session, SolverCx, keep_freed_memory, one_context};
 
 /// Default resource limit of one query (Z3's `rlimit`, deterministic).
 pub const DEFAULT_RLIMIT: u32 = 5_000_000;
