@@ -380,9 +380,10 @@ fn division_truncates_toward_zero() {
     }
 }
 
-/// Nonlinear queries: a one-shot query uses Z3's default solver, whose tactic decides
-/// `x * x == 2`; sessions use a solver made for `QF_AUFLIA` (`session_solver`), which must
-/// still decide what the kernel of the default solver decides incrementally.
+/// Nonlinear queries: a one-shot query whose encoding is non-linear uses Z3's default solver
+/// (`query_solver`), whose tactic decides `x * x == 2` (the solver for `QF_AUFLIA` answers
+/// `unknown`); sessions use a solver made for `QF_AUFLIA` (`session_solver`), which must still
+/// decide what the kernel of the default solver decides incrementally.
 #[test]
 fn sessions_answer_nonlinear_queries() {
     let p = ilp32();

@@ -86,6 +86,9 @@ pub(super) struct Encoder<'p> {
     /// Horn clauses take no uninterpreted functions (Spacer answers `unknown` on them), and
     /// forgetting what such a term is only adds behaviours.
     pub(super) opaque_fresh: bool,
+    /// Whether a product or quotient of two non-constant integers was encoded: only then does
+    /// a one-off query need Z3's default solver (see `session::query_solver`).
+    nonlinear: bool,
 }
 
 impl<'p> Encoder<'p> {
@@ -102,7 +105,14 @@ impl<'p> Encoder<'p> {
             fresh: 0,
             modular: false,
             opaque_fresh: false,
+            nonlinear: false,
         }
+    }
+
+    /// Whether the formulas encoded so far hold non-linear integer arithmetic (a product of
+    /// two non-constants, or a division or remainder by a non-constant).
+    pub(super) fn nonlinear(&self) -> bool {
+        self.nonlinear
     }
 
     fn bv(&self) -> bool {
@@ -829,6 +839,13 @@ impl<'p> Encoder<'p> {
             Some(w) => w,
             None => s.wrap_unsigned(v, r),
         };
+        if match op {
+            BinOp::Mul => xc.is_none() && yc.is_none(),
+            BinOp::Div | BinOp::Rem => yc.is_none(),
+            _ => false,
+        } {
+            self.nonlinear = true;
+        }
         match op {
             BinOp::Add => Num::I(wrap(self, x + y)),
             BinOp::Sub => Num::I(wrap(self, x - y)),

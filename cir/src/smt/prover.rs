@@ -10,7 +10,7 @@ use z3::SatResult;
 use z3::ast::Bool;
 
 use super::encode::{Encoder, Num, Repr};
-use super::session::{SolverCx, in_context, solver_with};
+use super::session::{SolverCx, in_context, query_solver};
 use super::{Answer, DEFAULT_RLIMIT, SatAnswer, Semantics, Stats, canonical, project};
 use crate::ir::{Expr, Program, VarId};
 
@@ -156,7 +156,8 @@ impl<'p> Prover<'p> {
                 .iter()
                 .map(|t| (enc.value_as(t, &t.ty), enc.repr(&t.ty)))
                 .collect();
-            let solver = solver_with(rlimit, enc.finish().iter().chain(&conj));
+            let nonlinear = enc.nonlinear();
+            let solver = query_solver(sem, rlimit, nonlinear, enc.finish().iter().chain(&conj));
             match solver.check() {
                 SatResult::Sat => {
                     let values = solver.get_model().and_then(|m| {
@@ -311,7 +312,8 @@ impl<'p> Prover<'p> {
                 let b = enc.cond(e);
                 conj.push(if *positive { b } else { b.not() });
             }
-            let solver = solver_with(rlimit, enc.finish().iter().chain(&conj));
+            let nonlinear = enc.nonlinear();
+            let solver = query_solver(sem, rlimit, nonlinear, enc.finish().iter().chain(&conj));
             match solver.check() {
                 SatResult::Sat => Some(Outcome::Sat),
                 SatResult::Unsat => Some(Outcome::Unsat),

@@ -88,6 +88,28 @@ pub(super) fn solver_with<'a>(
     solver
 }
 
+/// A solver for one check of a query whose encoding is `nonlinear` or not: Z3's default solver
+/// ([`solver_with`]) for non-linear integer arithmetic, which its tactic decides better, and
+/// otherwise the solver of a [`SolverCx`] (for the logic `QF_AUFLIA` in integer mode). Z3's
+/// default solver builds its portfolio of tactics, and its preprocessing reads its parameters
+/// by name, on every solver: on the linear queries of newton's refinements that cost more than
+/// the checks (half of newton's time on the drivers), and the two answer the same on them.
+pub(super) fn query_solver<'a>(
+    sem: Semantics,
+    rlimit: u32,
+    nonlinear: bool,
+    assertions: impl IntoIterator<Item = &'a Bool>,
+) -> Solver {
+    if nonlinear {
+        return solver_with(rlimit, assertions);
+    }
+    let solver = session_solver(sem, rlimit);
+    for a in assertions {
+        solver.assert(a);
+    }
+    solver
+}
+
 /// The solver of a [`SolverCx`], used incrementally (push, pop, checks under assumptions). In
 /// integer mode it is made for the logic `QF_AUFLIA`: Z3's default solver builds a portfolio
 /// of tactics for every logic when it is created, which costs more than most of our queries;
