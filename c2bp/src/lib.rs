@@ -257,8 +257,9 @@ impl Output {
 /// output does not depend on the schedule of its parallel procedures. Everything is valid for
 /// one program and one set of options, which the cache checks (a cache used otherwise starts
 /// empty): the output is the one a fresh abstraction computes, up to Z3 answers that depend on
-/// the history of a solver session (resource-limit `unknown`s, which only add `*`) and
-/// searches stopped at their budget (whose edges are not reused).
+/// what a solver or its lane's context was asked before (resource-limit `unknown`s, which only
+/// add `*`) and searches stopped at their budget (whose edges are not reused). A cache is meant
+/// for one thread: lane 0 of its lanes is the calling thread.
 #[derive(Debug, Default)]
 pub struct Cache {
     options: String,
