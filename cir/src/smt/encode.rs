@@ -86,9 +86,10 @@ pub(super) struct Encoder<'p> {
     /// Horn clauses take no uninterpreted functions (Spacer answers `unknown` on them), and
     /// forgetting what such a term is only adds behaviours.
     pub(super) opaque_fresh: bool,
-    /// Whether a product or quotient of two non-constant integers was encoded: only then does
-    /// a one-off query need Z3's default solver (see `session::query_solver`).
-    nonlinear: bool,
+    /// Whether a product of two non-constant integers, or an integer division or remainder
+    /// (by a constant too: `mod` from a conversion or an unsigned wrap-around), was encoded:
+    /// only then does a one-off query need Z3's default solver (see `session::query_solver`).
+    nonlinear: std::cell::Cell<bool>,
 }
 
 impl<'p> Encoder<'p> {
@@ -105,14 +106,21 @@ impl<'p> Encoder<'p> {
             fresh: 0,
             modular: false,
             opaque_fresh: false,
-            nonlinear: false,
+            nonlinear: std::cell::Cell::new(false),
         }
     }
 
-    /// Whether the formulas encoded so far hold non-linear integer arithmetic (a product of
-    /// two non-constants, or a division or remainder by a non-constant).
+    /// Whether the formulas encoded so far hold non-linear integer arithmetic or integer
+    /// division: a product of two non-constants, or a `div` or `mod` (by a constant too). Z3's
+    /// default solver preprocesses these (its tactic decides `x * x == 2`, and rewrites `mod`
+    /// by constants), where the `QF_AUFLIA` kernel alone can spend its whole resource limit.
     pub(super) fn nonlinear(&self) -> bool {
-        self.nonlinear
+        self.nonlinear.get()
+    }
+
+    /// Notes a non-linear term or an integer division (see [`Encoder::nonlinear`]).
+    fn note_nonlinear(&self) {
+        self.nonlinear.set(true);
     }
 
     fn bv(&self) -> bool {
@@ -536,6 +544,7 @@ impl<'p> Encoder<'p> {
                     let neg = i.lt(Int::from_i128(0));
                     return Num::I(neg.ite(&(&i + pow2(rt.width)), &i));
                 }
+                self.note_nonlinear();
                 let m = i.modulo(pow2(rt.width));
                 if rt.signed {
                     let big = m.ge(pow2(rt.width - 1));
@@ -563,7 +572,12 @@ impl<'p> Encoder<'p> {
 
     /// Wraps a mathematical result into an unsigned type (Int mode).
     fn wrap_unsigned(&self, v: Int, r: Repr) -> Int {
-        if r.signed { v } else { v.modulo(pow2(r.width)) }
+        if r.signed {
+            v
+        } else {
+            self.note_nonlinear();
+            v.modulo(pow2(r.width))
+        }
     }
 
     fn var(&mut self, v: VarId) -> Num {
@@ -841,10 +855,10 @@ impl<'p> Encoder<'p> {
         };
         if match op {
             BinOp::Mul => xc.is_none() && yc.is_none(),
-            BinOp::Div | BinOp::Rem => yc.is_none(),
+            BinOp::Div | BinOp::Rem => true,
             _ => false,
         } {
-            self.nonlinear = true;
+            self.note_nonlinear();
         }
         match op {
             BinOp::Add => Num::I(wrap(self, x + y)),
@@ -892,6 +906,7 @@ impl<'p> Encoder<'p> {
                         return self.opaque_op(op.symbol(), &[(&xn, r), (&yn, r)], ty);
                     }
                 };
+                self.note_nonlinear();
                 let and = and_const(&v, c, r);
                 let c = Int::from_i128(c);
                 Num::I(match op {
@@ -950,6 +965,7 @@ impl<'p> Encoder<'p> {
                     .filter(|c| (0..r.width as i128).contains(c))
                 {
                     let k = pow2(c as u32);
+                    self.note_nonlinear();
                     return Num::I(match op {
                         BinOp::Shl => self.wrap_unsigned(x * k, r),
                         _ => x.div(&k),

@@ -10,7 +10,7 @@ use z3::SatResult;
 use z3::ast::Bool;
 
 use super::encode::{Encoder, Num, Repr};
-use super::session::{SolverCx, in_context, query_solver};
+use super::session::{SolverCx, in_context, query_solver, solver_with};
 use super::{Answer, DEFAULT_RLIMIT, SatAnswer, Semantics, Stats, canonical, project};
 use crate::ir::{Expr, Program, VarId};
 
@@ -156,8 +156,7 @@ impl<'p> Prover<'p> {
                 .iter()
                 .map(|t| (enc.value_as(t, &t.ty), enc.repr(&t.ty)))
                 .collect();
-            let nonlinear = enc.nonlinear();
-            let solver = query_solver(sem, rlimit, nonlinear, enc.finish().iter().chain(&conj));
+            let solver = solver_with(rlimit, enc.finish().iter().chain(&conj));
             match solver.check() {
                 SatResult::Sat => {
                     let values = solver.get_model().and_then(|m| {

@@ -88,12 +88,15 @@ pub(super) fn solver_with<'a>(
     solver
 }
 
-/// A solver for one check of a query whose encoding is `nonlinear` or not: Z3's default solver
-/// ([`solver_with`]) for non-linear integer arithmetic, which its tactic decides better, and
-/// otherwise the solver of a [`SolverCx`] (for the logic `QF_AUFLIA` in integer mode). Z3's
-/// default solver builds its portfolio of tactics, and its preprocessing reads its parameters
-/// by name, on every solver: on the linear queries of newton's refinements that cost more than
-/// the checks (half of newton's time on the drivers), and the two answer the same on them.
+/// A solver for one check of a query whose encoding is `nonlinear` or not
+/// ([`Encoder::nonlinear`](super::encode::Encoder::nonlinear): a product of non-constants, or
+/// integer division): Z3's default solver ([`solver_with`]) for those, which its tactics
+/// preprocess, and otherwise the solver of a [`SolverCx`] (for the logic `QF_AUFLIA` in integer
+/// mode). Z3's default solver builds its portfolio of tactics, and its preprocessing reads its
+/// parameters by name, on every solver: on the linear queries of newton's refinements that cost
+/// more than the checks (half of newton's time on the drivers), and the two answer the same on
+/// them. Models are another matter (either solver may give any model): queries that want one
+/// keep the default solver.
 pub(super) fn query_solver<'a>(
     sem: Semantics,
     rlimit: u32,
