@@ -383,12 +383,11 @@ pub fn abstract_program_cached(
     let (global_enforce, global_capped) = if opts.havoc_all {
         (Vec::new(), false)
     } else {
-        let earlier = std::sync::Mutex::new(&mut cache.global_enforce);
-        let mut found = cache.lanes.0.run(1, |_| {
-            let mut earlier = earlier.lock().unwrap_or_else(|e| e.into_inner());
-            global_enforce_cubes(prog, pts, &prover, opts, &globals, &mut earlier)
-        });
-        found.pop().unwrap_or_default()
+        let earlier = &mut cache.global_enforce;
+        cache
+            .lanes
+            .0
+            .first(|| global_enforce_cubes(prog, pts, &prover, opts, &globals, earlier))
     };
     let global_seconds = t0.elapsed().as_secs_f64();
     let shared = emit::Shared {

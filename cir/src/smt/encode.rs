@@ -89,7 +89,7 @@ pub(super) struct Encoder<'p> {
     /// Whether a product of two non-constant integers, or an integer division or remainder
     /// (by a constant too: `mod` from a conversion or an unsigned wrap-around), was encoded:
     /// only then does a one-off query need Z3's default solver (see `session::query_solver`).
-    nonlinear: std::cell::Cell<bool>,
+    nonlinear_or_div: std::cell::Cell<bool>,
 }
 
 impl<'p> Encoder<'p> {
@@ -106,7 +106,7 @@ impl<'p> Encoder<'p> {
             fresh: 0,
             modular: false,
             opaque_fresh: false,
-            nonlinear: std::cell::Cell::new(false),
+            nonlinear_or_div: std::cell::Cell::new(false),
         }
     }
 
@@ -114,13 +114,13 @@ impl<'p> Encoder<'p> {
     /// division: a product of two non-constants, or a `div` or `mod` (by a constant too). Z3's
     /// default solver preprocesses these (its tactic decides `x * x == 2`, and rewrites `mod`
     /// by constants), where the `QF_AUFLIA` kernel alone can spend its whole resource limit.
-    pub(super) fn nonlinear(&self) -> bool {
-        self.nonlinear.get()
+    pub(super) fn nonlinear_or_div(&self) -> bool {
+        self.nonlinear_or_div.get()
     }
 
-    /// Notes a non-linear term or an integer division (see [`Encoder::nonlinear`]).
-    fn note_nonlinear(&self) {
-        self.nonlinear.set(true);
+    /// Notes a non-linear term or an integer division (see [`Encoder::nonlinear_or_div`]).
+    fn note_nonlinear_or_div(&self) {
+        self.nonlinear_or_div.set(true);
     }
 
     fn bv(&self) -> bool {
@@ -544,7 +544,7 @@ impl<'p> Encoder<'p> {
                     let neg = i.lt(Int::from_i128(0));
                     return Num::I(neg.ite(&(&i + pow2(rt.width)), &i));
                 }
-                self.note_nonlinear();
+                self.note_nonlinear_or_div();
                 let m = i.modulo(pow2(rt.width));
                 if rt.signed {
                     let big = m.ge(pow2(rt.width - 1));
@@ -575,7 +575,7 @@ impl<'p> Encoder<'p> {
         if r.signed {
             v
         } else {
-            self.note_nonlinear();
+            self.note_nonlinear_or_div();
             v.modulo(pow2(r.width))
         }
     }
@@ -853,12 +853,10 @@ impl<'p> Encoder<'p> {
             Some(w) => w,
             None => s.wrap_unsigned(v, r),
         };
-        if match op {
-            BinOp::Mul => xc.is_none() && yc.is_none(),
-            BinOp::Div | BinOp::Rem => true,
-            _ => false,
-        } {
-            self.note_nonlinear();
+        if matches!(op, BinOp::Div | BinOp::Rem)
+            || (op == BinOp::Mul && xc.is_none() && yc.is_none())
+        {
+            self.note_nonlinear_or_div();
         }
         match op {
             BinOp::Add => Num::I(wrap(self, x + y)),
@@ -906,7 +904,7 @@ impl<'p> Encoder<'p> {
                         return self.opaque_op(op.symbol(), &[(&xn, r), (&yn, r)], ty);
                     }
                 };
-                self.note_nonlinear();
+                self.note_nonlinear_or_div();
                 let and = and_const(&v, c, r);
                 let c = Int::from_i128(c);
                 Num::I(match op {
@@ -965,7 +963,7 @@ impl<'p> Encoder<'p> {
                     .filter(|c| (0..r.width as i128).contains(c))
                 {
                     let k = pow2(c as u32);
-                    self.note_nonlinear();
+                    self.note_nonlinear_or_div();
                     return Num::I(match op {
                         BinOp::Shl => self.wrap_unsigned(x * k, r),
                         _ => x.div(&k),

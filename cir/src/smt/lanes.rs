@@ -26,13 +26,12 @@
 
 use std::sync::OnceLock;
 
-use super::session::IN_LANE;
+use super::session::{IN_LANE, flagged};
 
 /// `n` lanes, each keeping its Z3 context across calls (see the module doc): lane 0 is the
 /// calling thread, lanes `1..n` threads of their own, made on first use.
 #[derive(Debug)]
 pub struct Lanes {
-    n: usize,
     /// Lane `k`'s thread at index `k - 1`; `None` when it could not be made (its jobs then run
     /// on the calling thread, each query in a fresh context as outside lanes).
     threads: Vec<OnceLock<Option<rayon::ThreadPool>>>,
@@ -41,18 +40,21 @@ pub struct Lanes {
 impl Lanes {
     /// `n` lanes (at least one).
     pub fn new(n: usize) -> Lanes {
-        let n = n.max(1);
         Lanes {
-            n,
-            threads: (1..n).map(|_| OnceLock::new()).collect(),
+            threads: (1..n.max(1)).map(|_| OnceLock::new()).collect(),
         }
+    }
+
+    /// Runs `f` on lane 0, the calling thread, in the lane's context.
+    pub fn first<R>(&self, f: impl FnOnce() -> R) -> R {
+        flagged(&IN_LANE, f)
     }
 
     /// Runs `f(j)` for every job `j < jobs`, job `j` on lane `j % n`, the jobs of one lane in
     /// increasing order; the results in job order. Lanes run in parallel; the call returns when
     /// every job is done.
     pub fn run<R: Send>(&self, jobs: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
-        let n = self.n;
+        let n = self.threads.len() + 1;
         let lane_jobs = |k: usize| (k..jobs).step_by(n).map(&f).collect::<Vec<R>>();
         let per_lane: Vec<Vec<R>> = std::thread::scope(|s| {
             let others: Vec<_> = (1..n.min(jobs))
@@ -65,7 +67,7 @@ impl Lanes {
                     })
                 })
                 .collect();
-            let mut per_lane = vec![in_lane(|| lane_jobs(0))];
+            let mut per_lane = vec![self.first(|| lane_jobs(0))];
             for h in others {
                 match h.join() {
                     Ok(r) => per_lane.push(r),
@@ -84,18 +86,6 @@ impl Lanes {
             })
             .collect()
     }
-}
-
-/// Runs `f` as a lane on the calling thread: its queries in the thread's own context.
-fn in_lane<R>(f: impl FnOnce() -> R) -> R {
-    struct Leave(bool);
-    impl Drop for Leave {
-        fn drop(&mut self) {
-            IN_LANE.with(|c| c.set(self.0));
-        }
-    }
-    let _leave = Leave(IN_LANE.with(|c| c.replace(true)));
-    f()
 }
 
 /// The thread of lane `k`: a pool of one thread, whose queries share its context.
@@ -169,6 +159,11 @@ mod tests {
             first[0].2,
             own_context(),
             "lane 0 uses the caller's own context"
+        );
+        assert_eq!(
+            lanes.first(context_in_use),
+            own_context(),
+            "`first` runs on lane 0"
         );
         let second = run();
         for (a, b) in first.iter().zip(&second) {

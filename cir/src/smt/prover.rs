@@ -311,8 +311,8 @@ impl<'p> Prover<'p> {
                 let b = enc.cond(e);
                 conj.push(if *positive { b } else { b.not() });
             }
-            let nonlinear = enc.nonlinear();
-            let solver = query_solver(sem, rlimit, nonlinear, enc.finish().iter().chain(&conj));
+            let hard = enc.nonlinear_or_div();
+            let solver = query_solver(sem, rlimit, hard, enc.finish().iter().chain(&conj));
             match solver.check() {
                 SatResult::Sat => Some(Outcome::Sat),
                 SatResult::Unsat => Some(Outcome::Unsat),

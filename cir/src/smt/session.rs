@@ -29,17 +29,23 @@ pub fn one_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
     if IN_ONE_CONTEXT.with(|c| c.get()) {
         return f();
     }
-    z3::with_z3_config(&z3::Config::new(), move || {
-        struct Leave;
-        impl Drop for Leave {
-            fn drop(&mut self) {
-                IN_ONE_CONTEXT.with(|c| c.set(false));
-            }
+    z3::with_z3_config(&z3::Config::new(), move || flagged(&IN_ONE_CONTEXT, f))
+}
+
+/// Runs `f` with the thread-local `flag` set, and gives it back its value afterwards (after a
+/// panic too).
+pub(super) fn flagged<R>(
+    flag: &'static std::thread::LocalKey<std::cell::Cell<bool>>,
+    f: impl FnOnce() -> R,
+) -> R {
+    struct Restore(&'static std::thread::LocalKey<std::cell::Cell<bool>>, bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            self.0.with(|c| c.set(self.1));
         }
-        IN_ONE_CONTEXT.with(|c| c.set(true));
-        let _leave = Leave;
-        f()
-    })
+    }
+    let _restore = Restore(flag, flag.with(|c| c.replace(true)));
+    f()
 }
 
 /// Makes the C library's allocator keep the memory Z3 frees, for a process that makes Z3
@@ -81,16 +87,20 @@ pub(super) fn solver_with<'a>(
     rlimit: u32,
     assertions: impl IntoIterator<Item = &'a Bool>,
 ) -> Solver {
-    let solver = configure(Solver::new(), rlimit);
+    asserting(configure(Solver::new(), rlimit), assertions)
+}
+
+/// `solver` with the assertions asserted.
+fn asserting<'a>(solver: Solver, assertions: impl IntoIterator<Item = &'a Bool>) -> Solver {
     for a in assertions {
         solver.assert(a);
     }
     solver
 }
 
-/// A solver for one check of a query whose encoding is `nonlinear` or not
-/// ([`Encoder::nonlinear`](super::encode::Encoder::nonlinear): a product of non-constants, or
-/// integer division): Z3's default solver ([`solver_with`]) for those, which its tactics
+/// A solver for one check of a query whose encoding is non-linear or divides, or not
+/// (`nonlinear_or_div`, from [`Encoder::nonlinear_or_div`](super::encode::Encoder::nonlinear_or_div):
+/// a product of non-constants, or integer division): Z3's default solver ([`solver_with`]) for those, which its tactics
 /// preprocess, and otherwise the solver of a [`SolverCx`] (for the logic `QF_AUFLIA` in integer
 /// mode). Z3's default solver builds its portfolio of tactics, and its preprocessing reads its
 /// parameters by name, on every solver: on the linear queries of newton's refinements that cost
@@ -100,17 +110,14 @@ pub(super) fn solver_with<'a>(
 pub(super) fn query_solver<'a>(
     sem: Semantics,
     rlimit: u32,
-    nonlinear: bool,
+    nonlinear_or_div: bool,
     assertions: impl IntoIterator<Item = &'a Bool>,
 ) -> Solver {
-    if nonlinear {
-        return solver_with(rlimit, assertions);
+    if nonlinear_or_div {
+        solver_with(rlimit, assertions)
+    } else {
+        asserting(session_solver(sem, rlimit), assertions)
     }
-    let solver = session_solver(sem, rlimit);
-    for a in assertions {
-        solver.assert(a);
-    }
-    solver
 }
 
 /// The solver of a [`SolverCx`], used incrementally (push, pop, checks under assumptions). In
