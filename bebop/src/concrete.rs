@@ -15,6 +15,7 @@
 use crate::BebopError;
 use crate::ids::{EdgeId, NodeId, ProcId};
 use crate::lower::{CallEdge, EdgeKind, Model, Transfer};
+use crate::relprod;
 use crate::vars::{Slot, Ver, pick};
 use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable};
 use bp_grammar::trace::StepKind;
@@ -253,7 +254,7 @@ impl Concrete<'_, '_> {
         let targeted: Vec<Slot> = c.targets.iter().flatten().copied().collect();
         let mut cur_q = vm.vars(&vm.globals(), Ver::Cur);
         cur_q.extend(vm.vars(&m.ret_slots(), Ver::Cur));
-        let ent = x.exists(&cur_q);
+        let ent = relprod::exists(x, &cur_q);
         let qctx_slots = m.ctx_slots(q);
         let ent_n = vm.rename(&ent, &qctx_slots, Ver::Entry, Ver::Next);
         let frame_kept: Vec<Slot> = m
@@ -264,12 +265,11 @@ impl Concrete<'_, '_> {
         let ffix = self.state_fix(&frame_kept, w, Ver::Cur);
         let mut pfix = self.ctx_fix(p, ctx);
         pfix.extend(ffix.iter().copied());
-        let j = c
-            .arg_rel
-            .restrict(&ffix)
-            .and(globals_next_cur)
-            .and(&ent_n)
-            .exists(&vm.vars(&qctx_slots, Ver::Next));
+        let j = relprod::and_exists(
+            &c.arg_rel.restrict(&ffix).and(globals_next_cur),
+            &ent_n,
+            &vm.vars(&qctx_slots, Ver::Next),
+        );
         (ent_n, j, pfix)
     }
 

@@ -38,6 +38,7 @@
 
 use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, Transfer};
+use crate::relprod;
 use crate::vars::{Slot, Ver};
 use biodivine_lib_bdd::{Bdd, BddVariable, op_function};
 use std::cmp::Reverse;
@@ -213,7 +214,11 @@ impl<'m, 'p> Ops<'m, 'p> {
         } else {
             vm.rename(&r, &t.modified, Ver::Next, Ver::Cur)
         };
-        let r = if late.is_empty() { r } else { r.exists(&late) };
+        let r = if late.is_empty() {
+            r
+        } else {
+            relprod::exists(&r, &late)
+        };
         if t.enforce {
             r.and(&self.m.proc(p).enforce)
         } else {
@@ -231,12 +236,12 @@ impl<'m, 'p> Ops<'m, 'p> {
     /// The callee contexts (over version `Next` of its globals and parameters) of a call
     /// relation.
     pub fn call_contexts(&self, caller: ProcId, m: &Bdd) -> Bdd {
-        m.exists(&self.caller_quant[caller.ix()])
+        relprod::exists(m, &self.caller_quant[caller.ix()])
     }
 
     /// The contexts (over version `Next`) of a summary part (in its `Next` form).
     pub fn summary_contexts(&self, s_next: &Bdd) -> Bdd {
-        s_next.exists(&self.exit_cur)
+        relprod::exists(s_next, &self.exit_cur)
     }
 
     /// CallEntry + SelfLoop: the callee's entry path edges from its calling contexts.
@@ -266,8 +271,7 @@ impl<'m, 'p> Ops<'m, 'p> {
             return self.m.vars.ff();
         }
         let vm = &self.m.vars;
-        let r1 =
-            Bdd::binary_op_with_exists(m, s_next, op_function::and, &self.ctx_next[c.callee.ix()]);
+        let r1 = relprod::and_exists(m, s_next, &self.ctx_next[c.callee.ix()]);
         let pi = self.m.proc(caller);
         let with_enforce = |r: Bdd| {
             if pi.has_enforce {
@@ -281,7 +285,7 @@ impl<'m, 'p> Ops<'m, 'p> {
             return with_enforce(if self.m.proc(c.callee).ast.ret.arity() == 0 {
                 r1
             } else {
-                r1.exists(&vm.vars(&self.ret_slots, Ver::Cur))
+                relprod::exists(&r1, &vm.vars(&self.ret_slots, Ver::Cur))
             });
         }
         // One returned value at a time: `∃ ret_j, t_j. r ∧ (t_j' ↔ ret_j)` substitutes the
@@ -299,10 +303,10 @@ impl<'m, 'p> Ops<'m, 'p> {
                         .lit(*x, Ver::Next, true)
                         .iff(&vm.lit(ret, Ver::Cur, true));
                     let q = [vm.var(*x, Ver::Cur), vm.var(ret, Ver::Cur)];
-                    r2 = Bdd::binary_op_with_exists(&r2, &eq, op_function::and, &q);
+                    r2 = relprod::and_exists(&r2, &eq, &q);
                     targets.push(*x);
                 }
-                None => r2 = r2.exists(&[vm.var(ret, Ver::Cur)]),
+                None => r2 = relprod::exists(&r2, &[vm.var(ret, Ver::Cur)]),
             }
         }
         let rest: Vec<BddVariable> = self.ret_slots[c.targets.len().min(self.ret_slots.len())..]
@@ -310,7 +314,7 @@ impl<'m, 'p> Ops<'m, 'p> {
             .map(|s| vm.var(*s, Ver::Cur))
             .collect();
         if !rest.is_empty() {
-            r2 = r2.exists(&rest);
+            r2 = relprod::exists(&r2, &rest);
         }
         with_enforce(vm.rename(&r2, &targets, Ver::Next, Ver::Cur))
     }
@@ -319,8 +323,8 @@ impl<'m, 'p> Ops<'m, 'p> {
     pub fn exit_image(&self, callee: ProcId, rel: Option<&Bdd>, d: &Bdd) -> Bdd {
         let q = &self.frame_cur[callee.ix()];
         match rel {
-            Some(r) => Bdd::binary_op_with_exists(d, r, op_function::and, q),
-            None => d.exists(q),
+            Some(r) => relprod::and_exists(d, r, q),
+            None => relprod::exists(d, q),
         }
     }
 }
@@ -652,7 +656,7 @@ impl Worklist<'_, '_> {
             }
             // Transfers forgot the dead variables already; calls and returns do it here.
             let img = if self.forget_here[w.ix()] {
-                img.exists(&self.dead[w.ix()])
+                relprod::exists(&img, &self.dead[w.ix()])
             } else {
                 img
             };

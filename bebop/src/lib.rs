@@ -32,6 +32,7 @@ pub mod live;
 pub mod lower;
 pub mod order;
 pub mod relation;
+pub mod relprod;
 pub mod replay;
 pub mod report;
 pub mod trace;
@@ -350,7 +351,7 @@ fn invariants(model: &lower::Model, tab: &engine::Tabulation, opts: &Options) ->
             {
                 continue;
             }
-            let reach = tab.pe[n.ix()].exists(&entry_vars);
+            let reach = relprod::exists(&tab.pe[n.ix()], &entry_vars);
             out.push(Invariant {
                 proc: p.name.clone(),
                 stmt: id,

@@ -19,6 +19,7 @@
 
 use crate::ids::{EdgeId, NodeId, ProcId};
 use crate::relation::Relation;
+use crate::relprod;
 use crate::vars::{Slot, VarMap, Ver};
 use crate::{BebopError, Property};
 use biodivine_lib_bdd::{Bdd, BddVariable};
@@ -391,7 +392,7 @@ impl ExprCx<'_> {
         if used == 0 {
             b
         } else {
-            b.exists(&self.vars.temps(used))
+            relprod::exists(&b, &self.vars.temps(used))
         }
     }
 

@@ -13,7 +13,8 @@
 //! VLSI 1991; clustering and scheduling after Ranjan, Aziz, Brayton, Plessier & Pixley,
 //! "Efficient BDD algorithms for FSM synthesis and verification", IWLS 1995).
 
-use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable, op_function};
+use crate::relprod;
+use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable};
 use std::collections::HashSet;
 
 /// A conjunction of BDDs over one variable set; the empty conjunction is `true`.
@@ -103,7 +104,11 @@ impl Relation {
     /// last cluster that mentions it (before the first, if none does).
     pub fn and_exists(&self, d: &Bdd, q: &[BddVariable]) -> Bdd {
         if self.clusters.is_empty() {
-            return if q.is_empty() { d.clone() } else { d.exists(q) };
+            return if q.is_empty() {
+                d.clone()
+            } else {
+                relprod::exists(d, q)
+            };
         }
         let mut at: Vec<Vec<BddVariable>> = vec![Vec::new(); self.clusters.len()];
         for &v in q {
@@ -117,7 +122,7 @@ impl Relation {
         let mut acc: Option<Bdd> = None;
         for (c, qs) in self.clusters.iter().zip(&at) {
             let from = acc.as_ref().unwrap_or(d);
-            let next = Bdd::binary_op_with_exists(from, c, op_function::and, qs);
+            let next = relprod::and_exists(from, c, qs);
             if next.is_false() {
                 return next;
             }

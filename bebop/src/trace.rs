@@ -86,6 +86,7 @@ pub use crate::concrete::{Concrete, Ctx, PState, RawStep};
 use crate::engine::{Keep, Ops, Tabulation, call_edge_of};
 use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, TargetWhat};
+use crate::relprod;
 use crate::trace_stamps::Stamps;
 use crate::vars::{Ver, pick};
 use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable};
@@ -245,7 +246,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
         let mut quant: Vec<Option<Vec<BddVariable>>> = vec![None; np];
         let mut proj = |p: ProcId, b: &Bdd| -> Bdd {
             let q = quant[p.ix()].get_or_insert_with(|| self.non_ctx_vars(p));
-            b.exists(q)
+            relprod::exists(b, q)
         };
         for (i, node) in m.nodes.iter().enumerate() {
             if let Some(tg) = &node.target {
