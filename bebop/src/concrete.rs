@@ -13,9 +13,9 @@
 //! deterministic.
 
 use crate::BebopError;
+use crate::apply;
 use crate::ids::{EdgeId, NodeId, ProcId};
 use crate::lower::{CallEdge, EdgeKind, Model, Transfer};
-use crate::relprod;
 use crate::vars::{Slot, Ver, pick};
 use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable};
 use bp_grammar::trace::StepKind;
@@ -254,7 +254,7 @@ impl Concrete<'_, '_> {
         let targeted: Vec<Slot> = c.targets.iter().flatten().copied().collect();
         let mut cur_q = vm.vars(&vm.globals(), Ver::Cur);
         cur_q.extend(vm.vars(&m.ret_slots(), Ver::Cur));
-        let ent = relprod::exists(x, &cur_q);
+        let ent = apply::exists(x, &cur_q);
         let qctx_slots = m.ctx_slots(q);
         let ent_n = vm.rename(&ent, &qctx_slots, Ver::Entry, Ver::Next);
         let frame_kept: Vec<Slot> = m
@@ -265,8 +265,8 @@ impl Concrete<'_, '_> {
         let ffix = self.state_fix(&frame_kept, w, Ver::Cur);
         let mut pfix = self.ctx_fix(p, ctx);
         pfix.extend(ffix.iter().copied());
-        let j = relprod::and_exists(
-            &c.arg_rel.restrict(&ffix).and(globals_next_cur),
+        let j = apply::and_exists(
+            &apply::and(&c.arg_rel.restrict(&ffix), globals_next_cur),
             &ent_n,
             &vm.vars(&qctx_slots, Ver::Next),
         );
@@ -293,7 +293,7 @@ impl Concrete<'_, '_> {
         }
         let sfix = self.state_fix(&m.scope_slots(p), &sigma, Ver::Cur);
         let gfix = self.state_fix(&globals, &sigma, Ver::Next);
-        let qc = c.arg_rel.restrict(&sfix).and(&ent_n.restrict(&gfix));
+        let qc = apply::and(&c.arg_rel.restrict(&sfix), &ent_n.restrict(&gfix));
         let val = pick(&qc).ok_or_else(|| internal("no callee context"))?;
         let qctx = Ctx {
             g: sigma.g.clone(),
@@ -480,7 +480,8 @@ impl<'m, 'p> StepBack<'m, 'p> {
                     if rel.is_false() {
                         continue;
                     }
-                    if let Some((s, cands)) = earlier.at(e.from, |b| b.restrict(&fix).and(&rel))
+                    if let Some((s, cands)) =
+                        earlier.at(e.from, |b| apply::and(&b.restrict(&fix), &rel))
                         && better(&best, s)
                     {
                         best = Some((s, Candidate::Stmt(eid, cands)));
@@ -540,7 +541,7 @@ impl<'m, 'p> StepBack<'m, 'p> {
             return Ok(None);
         }
         let (ent_n, j, pfix) = self.c.return_join(p, c, &x, ctx, w, &self.globals_next_cur);
-        let Some((rank, cands)) = earlier.at(cnode, |b| b.restrict(&pfix).and(&j)) else {
+        let Some((rank, cands)) = earlier.at(cnode, |b| apply::and(&b.restrict(&pfix), &j)) else {
             return Ok(None);
         };
         let val = pick(&cands).ok_or_else(|| internal("empty call candidates"))?;
@@ -602,7 +603,7 @@ impl<'m, 'p> StepBack<'m, 'p> {
                 Some(rel) => rel.restrict(&rfix),
                 None => vm.tt(),
             };
-            if let Some((s, cands)) = earlier.at(e.from, |b| b.restrict(&lfix).and(&rel))
+            if let Some((s, cands)) = earlier.at(e.from, |b| apply::and(&b.restrict(&lfix), &rel))
                 && better(&best, s)
             {
                 best = Some((s, (eid, cands)));

@@ -36,9 +36,9 @@
 //! does), so straight-line code costs one image per statement and no memory. Invariants and
 //! the fallback walk over the stamps need every node's layers: [`Keep::All`].
 
+use crate::apply;
 use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, Transfer};
-use crate::relprod;
 use crate::vars::{Slot, Ver};
 use biodivine_lib_bdd::{Bdd, BddVariable, op_function};
 use std::cmp::Reverse;
@@ -174,7 +174,7 @@ impl<'m, 'p> Ops<'m, 'p> {
         let pi = self.m.proc(main);
         let mut init = pi.enforce.clone();
         if pi.tracks_entry {
-            init = init.and(&self.ctx_identity[main.ix()]);
+            init = apply::and(&init, &self.ctx_identity[main.ix()]);
         }
         init
     }
@@ -217,10 +217,10 @@ impl<'m, 'p> Ops<'m, 'p> {
         let r = if late.is_empty() {
             r
         } else {
-            relprod::exists(&r, &late)
+            apply::exists(&r, &late)
         };
         if t.enforce {
-            r.and(&self.m.proc(p).enforce)
+            apply::and(&r, &self.m.proc(p).enforce)
         } else {
             r
         }
@@ -236,12 +236,12 @@ impl<'m, 'p> Ops<'m, 'p> {
     /// The callee contexts (over version `Next` of its globals and parameters) of a call
     /// relation.
     pub fn call_contexts(&self, caller: ProcId, m: &Bdd) -> Bdd {
-        relprod::exists(m, &self.caller_quant[caller.ix()])
+        apply::exists(m, &self.caller_quant[caller.ix()])
     }
 
     /// The contexts (over version `Next`) of a summary part (in its `Next` form).
     pub fn summary_contexts(&self, s_next: &Bdd) -> Bdd {
-        relprod::exists(s_next, &self.exit_cur)
+        apply::exists(s_next, &self.exit_cur)
     }
 
     /// CallEntry + SelfLoop: the callee's entry path edges from its calling contexts.
@@ -250,9 +250,9 @@ impl<'m, 'p> Ops<'m, 'p> {
         let ctx = self.m.ctx_slots(c.callee);
         let x = vm.rename(ctxs, &ctx, Ver::Next, Ver::Cur);
         let qi = self.m.proc(c.callee);
-        let x = x.and(&self.ctx_identity[c.callee.ix()]);
+        let x = apply::and(&x, &self.ctx_identity[c.callee.ix()]);
         if qi.has_enforce {
-            x.and(&qi.enforce)
+            apply::and(&x, &qi.enforce)
         } else {
             x
         }
@@ -271,11 +271,11 @@ impl<'m, 'p> Ops<'m, 'p> {
             return self.m.vars.ff();
         }
         let vm = &self.m.vars;
-        let r1 = relprod::and_exists(m, s_next, &self.ctx_next[c.callee.ix()]);
+        let r1 = apply::and_exists(m, s_next, &self.ctx_next[c.callee.ix()]);
         let pi = self.m.proc(caller);
         let with_enforce = |r: Bdd| {
             if pi.has_enforce {
-                r.and(&pi.enforce)
+                apply::and(&r, &pi.enforce)
             } else {
                 r
             }
@@ -285,7 +285,7 @@ impl<'m, 'p> Ops<'m, 'p> {
             return with_enforce(if self.m.proc(c.callee).ast.ret.arity() == 0 {
                 r1
             } else {
-                relprod::exists(&r1, &vm.vars(&self.ret_slots, Ver::Cur))
+                apply::exists(&r1, &vm.vars(&self.ret_slots, Ver::Cur))
             });
         }
         // One returned value at a time: `∃ ret_j, t_j. r ∧ (t_j' ↔ ret_j)` substitutes the
@@ -303,10 +303,10 @@ impl<'m, 'p> Ops<'m, 'p> {
                         .lit(*x, Ver::Next, true)
                         .iff(&vm.lit(ret, Ver::Cur, true));
                     let q = [vm.var(*x, Ver::Cur), vm.var(ret, Ver::Cur)];
-                    r2 = relprod::and_exists(&r2, &eq, &q);
+                    r2 = apply::and_exists(&r2, &eq, &q);
                     targets.push(*x);
                 }
-                None => r2 = relprod::exists(&r2, &[vm.var(ret, Ver::Cur)]),
+                None => r2 = apply::exists(&r2, &[vm.var(ret, Ver::Cur)]),
             }
         }
         let rest: Vec<BddVariable> = self.ret_slots[c.targets.len().min(self.ret_slots.len())..]
@@ -314,7 +314,7 @@ impl<'m, 'p> Ops<'m, 'p> {
             .map(|s| vm.var(*s, Ver::Cur))
             .collect();
         if !rest.is_empty() {
-            r2 = relprod::exists(&r2, &rest);
+            r2 = apply::exists(&r2, &rest);
         }
         with_enforce(vm.rename(&r2, &targets, Ver::Next, Ver::Cur))
     }
@@ -323,8 +323,8 @@ impl<'m, 'p> Ops<'m, 'p> {
     pub fn exit_image(&self, callee: ProcId, rel: Option<&Bdd>, d: &Bdd) -> Bdd {
         let q = &self.frame_cur[callee.ix()];
         match rel {
-            Some(r) => relprod::and_exists(d, r, q),
-            None => relprod::exists(d, q),
+            Some(r) => apply::and_exists(d, r, q),
+            None => apply::exists(d, q),
         }
     }
 }
@@ -593,7 +593,7 @@ impl Worklist<'_, '_> {
                     let tot = match self.m_total[v.ix()].take() {
                         Some(x) => {
                             self.live -= x.size();
-                            x.or(&md)
+                            apply::or(&x, &md)
                         }
                         None => md,
                     };
@@ -602,7 +602,7 @@ impl Worklist<'_, '_> {
                     self.m_total[v.ix()] = Some(tot);
                     if m.proc(c.callee).call_sites.len() > 1 {
                         self.call_ctx[v.ix()] = Some(match self.call_ctx[v.ix()].take() {
-                            Some(x) => x.or(&cd),
+                            Some(x) => apply::or(&x, &cd),
                             None => cd,
                         });
                     }
@@ -641,7 +641,7 @@ impl Worklist<'_, '_> {
         }
         let s = &mut self.s_next[p.ix()];
         self.live -= s.size();
-        *s = s.or(&sd);
+        *s = apply::or(s, &sd);
         self.live += s.size();
     }
 
@@ -656,7 +656,7 @@ impl Worklist<'_, '_> {
             }
             // Transfers forgot the dead variables already; calls and returns do it here.
             let img = if self.forget_here[w.ix()] {
-                relprod::exists(&img, &self.dead[w.ix()])
+                apply::exists(&img, &self.dead[w.ix()])
             } else {
                 img
             };
@@ -665,7 +665,7 @@ impl Worklist<'_, '_> {
                 t.stats.work += img.size() as u64;
                 debug_assert!(self.m.node(w).target.is_none(), "targets are kept nodes");
                 self.delta[w.ix()] = Some(match self.delta[w.ix()].take() {
-                    Some(x) => Rc::new(x.or(&img)),
+                    Some(x) => Rc::new(apply::or(&x, &img)),
                     None => {
                         self.queue.push(Reverse((self.prio[w.ix()], w)));
                         Rc::new(img)
@@ -678,11 +678,11 @@ impl Worklist<'_, '_> {
                 let img = Rc::new(compact(img));
                 (Rc::clone(&img), img)
             } else {
-                let new = img.and_not(pe);
+                let new = apply::and_not(&img, pe);
                 if new.is_false() {
                     continue;
                 }
-                let all = Rc::new(compact(pe.or(&new)));
+                let all = Rc::new(compact(apply::or(pe, &new)));
                 (Rc::new(compact(new)), all)
             };
             t.stats.work += new.size() as u64;
@@ -691,12 +691,12 @@ impl Worklist<'_, '_> {
             t.pe[w.ix()] = all;
             let layers = &mut t.layers[w.ix()];
             match layers.last_mut() {
-                Some((s, b)) if *s == self.stamp => *b = Rc::new(b.or(&new)),
+                Some((s, b)) if *s == self.stamp => *b = Rc::new(apply::or(b, &new)),
                 _ => layers.push((self.stamp, Rc::clone(&new))),
             }
             check_error(self.m, t, w, &new, self.stamp);
             self.delta[w.ix()] = Some(match self.delta[w.ix()].take() {
-                Some(x) => Rc::new(x.or(&new)),
+                Some(x) => Rc::new(apply::or(&x, &new)),
                 None => {
                     self.queue.push(Reverse((self.prio[w.ix()], w)));
                     new

@@ -23,6 +23,7 @@
 //!
 //! The semantics implemented is `docs/bp-semantics.md`.
 
+pub mod apply;
 pub mod cli;
 mod concrete;
 pub mod engine;
@@ -32,7 +33,6 @@ pub mod live;
 pub mod lower;
 pub mod order;
 pub mod relation;
-pub mod relprod;
 pub mod replay;
 pub mod report;
 pub mod trace;
@@ -351,7 +351,7 @@ fn invariants(model: &lower::Model, tab: &engine::Tabulation, opts: &Options) ->
             {
                 continue;
             }
-            let reach = relprod::exists(&tab.pe[n.ix()], &entry_vars);
+            let reach = apply::exists(&tab.pe[n.ix()], &entry_vars);
             out.push(Invariant {
                 proc: p.name.clone(),
                 stmt: id,

@@ -17,9 +17,9 @@
 //! procedure is conjoined to the post-state of every step that changes the state, to the
 //! callee's entry and to the caller's state after a call returns.
 
+use crate::apply;
 use crate::ids::{EdgeId, NodeId, ProcId};
 use crate::relation::Relation;
-use crate::relprod;
 use crate::vars::{Slot, VarMap, Ver};
 use crate::{BebopError, Property};
 use biodivine_lib_bdd::{Bdd, BddVariable};
@@ -392,7 +392,7 @@ impl ExprCx<'_> {
         if used == 0 {
             b
         } else {
-            relprod::exists(&b, &self.vars.temps(used))
+            apply::exists(&b, &self.vars.temps(used))
         }
     }
 

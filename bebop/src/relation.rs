@@ -13,7 +13,7 @@
 //! VLSI 1991; clustering and scheduling after Ranjan, Aziz, Brayton, Plessier & Pixley,
 //! "Efficient BDD algorithms for FSM synthesis and verification", IWLS 1995).
 
-use crate::relprod;
+use crate::apply;
 use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable};
 use std::collections::HashSet;
 
@@ -44,7 +44,7 @@ impl Relation {
             }
             match clusters.last_mut() {
                 Some(c) => {
-                    let joined = c.and(&p);
+                    let joined = apply::and(c, &p);
                     if joined.size() <= c.size() + p.size() {
                         *c = joined;
                     } else {
@@ -89,7 +89,7 @@ impl Relation {
         for c in &self.clusters {
             let r = c.restrict(fixed);
             let next = match acc {
-                Some(a) => a.and(&r),
+                Some(a) => apply::and(&a, &r),
                 None => r,
             };
             if next.is_false() {
@@ -107,7 +107,7 @@ impl Relation {
             return if q.is_empty() {
                 d.clone()
             } else {
-                relprod::exists(d, q)
+                apply::exists(d, q)
             };
         }
         let mut at: Vec<Vec<BddVariable>> = vec![Vec::new(); self.clusters.len()];
@@ -122,7 +122,7 @@ impl Relation {
         let mut acc: Option<Bdd> = None;
         for (c, qs) in self.clusters.iter().zip(&at) {
             let from = acc.as_ref().unwrap_or(d);
-            let next = relprod::and_exists(from, c, qs);
+            let next = apply::and_exists(from, c, qs);
             if next.is_false() {
                 return next;
             }

@@ -79,6 +79,7 @@
 //! next step's `before`.
 
 use crate::BebopError;
+use crate::apply;
 use crate::concrete::{Back, Earlier, ExitState, Fix, StepBack, internal};
 /// The concrete states and steps of a trace, defined next to the backward step that both
 /// walks share.
@@ -86,7 +87,6 @@ pub use crate::concrete::{Concrete, Ctx, PState, RawStep};
 use crate::engine::{Keep, Ops, Tabulation, call_edge_of};
 use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, TargetWhat};
-use crate::relprod;
 use crate::trace_stamps::Stamps;
 use crate::vars::{Ver, pick};
 use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable};
@@ -246,14 +246,14 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
         let mut quant: Vec<Option<Vec<BddVariable>>> = vec![None; np];
         let mut proj = |p: ProcId, b: &Bdd| -> Bdd {
             let q = quant[p.ix()].get_or_insert_with(|| self.non_ctx_vars(p));
-            relprod::exists(b, q)
+            apply::exists(b, q)
         };
         for (i, node) in m.nodes.iter().enumerate() {
             if let Some(tg) = &node.target {
                 let pe = &self.t.pe[i];
                 if !pe.is_false() {
-                    let b = proj(node.proc, &pe.and(&tg.bad));
-                    e[node.proc.ix()] = e[node.proc.ix()].or(&b);
+                    let b = proj(node.proc, &apply::and(pe, &tg.bad));
+                    e[node.proc.ix()] = apply::or(&e[node.proc.ix()], &b);
                 }
             }
         }
@@ -281,15 +281,15 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
                         continue;
                     }
                     let p = m.node(ce.from).proc;
-                    let b = proj(p, &pe.and(&self.calls_into(c, &e[q.ix()])));
+                    let b = proj(p, &apply::and(pe, &self.calls_into(c, &e[q.ix()])));
                     if !b.is_false() {
                         let a = add.entry(p).or_insert_with(|| m.vars.ff());
-                        *a = a.or(&b);
+                        *a = apply::or(a, &b);
                     }
                 }
             }
             for (p, b) in add {
-                let new = e[p.ix()].or(&b);
+                let new = apply::or(&e[p.ix()], &b);
                 if new != e[p.ix()] {
                     hist[p.ix()].push((rank, new.clone()));
                     e[p.ix()] = new;
@@ -452,7 +452,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
             let cur = layers.last().expect("at least one layer");
             for (gi, (g, gb, _)) in goals.iter().enumerate() {
                 if let Some(f) = cur.get(g) {
-                    let hit = f.and(gb);
+                    let hit = apply::and(f, gb);
                     if let Some(val) = pick(&hit) {
                         return Ok((layers, gi, val));
                     }
@@ -481,7 +481,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
                         continue;
                     }
                     match next.get_mut(&e.to) {
-                        Some(b) => *b = b.or(&img),
+                        Some(b) => *b = apply::or(b, &img),
                         None => {
                             next.insert(e.to, img);
                         }
@@ -496,11 +496,11 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
                 }
                 let new = match seen.get_mut(&w) {
                     Some(s) => {
-                        let new = b.and_not(s);
+                        let new = apply::and_not(&b, s);
                         if new.is_false() {
                             continue;
                         }
-                        *s = s.or(&new);
+                        *s = apply::or(s, &new);
                         new
                     }
                     None => {
@@ -601,9 +601,9 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
                         .zip(qc.g.iter().chain(qc.p.iter()).copied()),
                     Ver::Cur,
                 );
-                let x = self.c.ctx_cube(p, qc).and(&ctx_cur);
+                let x = apply::and(&self.c.ctx_cube(p, qc), &ctx_cur);
                 if pi.has_enforce {
-                    x.and(&pi.enforce)
+                    apply::and(&x, &pi.enforce)
                 } else {
                     x
                 }
@@ -692,7 +692,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
             Ver::Entry,
             Ver::Next,
         );
-        let qc = c.arg_rel.restrict(&sfix).and(&en);
+        let qc = apply::and(&c.arg_rel.restrict(&sfix), &en);
         let qv = pick(&qc).ok_or_else(|| internal("no failing callee context"))?;
         let qctx = Ctx {
             g: w.g.clone(),

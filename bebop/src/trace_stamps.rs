@@ -13,6 +13,7 @@
 //! is chosen by the backward step of [`crate::concrete`], with the stamps as its ranks.
 
 use crate::BebopError;
+use crate::apply;
 use crate::concrete::{
     Back, CallBack, Ctx, Earlier, Fix, PState, RawStep, StepBack, better, internal,
 };
@@ -54,7 +55,7 @@ impl<'a> Stamps<'a> {
             for i in 1..=n {
                 let j = i + (i & i.wrapping_neg());
                 if j <= n {
-                    tree[j - 1] = tree[j - 1].or(&tree[i - 1]);
+                    tree[j - 1] = apply::or(&tree[j - 1], &tree[i - 1]);
                 }
             }
             Rc::new(tree)
@@ -69,7 +70,7 @@ impl<'a> Stamps<'a> {
         let mut acc = self.ff.clone();
         let mut i = idx;
         while i > 0 {
-            acc = acc.or(&f(&tree[i - 1]));
+            acc = apply::or(&acc, &f(&tree[i - 1]));
             i -= i & i.wrapping_neg();
         }
         acc
@@ -267,7 +268,7 @@ pub(crate) fn extract_raw(m: &Model, t: &Tabulation) -> Result<Vec<RawStep>, Beb
     let layer = t
         .layer(v_err, r)
         .ok_or_else(|| internal("error layer missing"))?;
-    let val = pick(&layer.and(&tg.bad)).ok_or_else(|| internal("empty error layer"))?;
+    let val = pick(&apply::and(layer, &tg.bad)).ok_or_else(|| internal("empty error layer"))?;
     let mut p = m.node(v_err).proc;
     let mut ctx = c.read_ctx(p, &val);
     let mut w = c.read_state(p, &val, Ver::Cur);
@@ -317,7 +318,7 @@ pub(crate) fn extract_raw(m: &Model, t: &Tabulation) -> Result<Vec<RawStep>, Beb
             let args = call.arg_rel.restrict(&afix);
             if let Some((s, cands)) = wk
                 .stamps
-                .earliest(ce.from, k0, |b| b.restrict(&gfix).and(&args))
+                .earliest(ce.from, k0, |b| apply::and(&b.restrict(&gfix), &args))
                 && better(&best, s)
             {
                 best = Some((s, (cs, cands)));

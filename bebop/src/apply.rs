@@ -1,21 +1,22 @@
-//! The relational product `∃ q. f ∧ g` (and plain `∃ q. f`) on biodivine BDDs in one
-//! recursive pass, the operation every image of the engine and of trace extraction is made of.
+//! The BDD operations every image of the engine and of trace extraction is made of: the
+//! relational product `∃ q. f ∧ g`, plain `∃ q. f`, and the Boolean operations `∧`, `∨`, `∧ ¬`
+//! on biodivine BDDs, each in one recursive pass.
 //!
 //! biodivine's `binary_op_with_exists` first builds the whole conjunction's cofactors below a
-//! quantified variable and only then joins them, allocates its three tables afresh on every
-//! call, and copies the result once more to put it in order. Here the classic recursion of
-//! Burch, Clarke & Long ("Symbolic model checking with partitioned transition relations",
-//! VLSI 1991, §3) quantifies as it goes: below a quantified variable the `false` cofactor is
-//! computed first and the `true` one is skipped when the first is already `true`. The tables
-//! live in a per-thread scratch area and are cleared, not freed, between calls: most products
-//! of a Boolean program's analysis touch a few dozen nodes, where allocating tables cost more
-//! than the product.
+//! quantified variable and only then joins them, and every operation allocates its tables
+//! afresh and (for the products) copies its result once more to put it in order. Here the
+//! classic recursion of Burch, Clarke & Long ("Symbolic model checking with partitioned
+//! transition relations", VLSI 1991, §3) quantifies as it goes: below a quantified variable
+//! the `false` cofactor is computed first and the `true` one is skipped when the first is
+//! already `true`. The tables live in a per-thread scratch area and are cleared, not freed,
+//! between calls: most operations of a Boolean program's analysis touch a few dozen nodes,
+//! where allocating tables cost more than the operation.
 //!
-//! The result is laid out exactly as biodivine lays out its own results (a depth-first
-//! post-order from the root, `true` children first), so it is `==` to what biodivine
-//! computes for the same function: the engine's fixpoint tests compare BDDs structurally.
+//! Every result is laid out exactly as biodivine lays out its own (a depth-first post-order
+//! from the root, `true` children first), so it is `==` to what biodivine computes for the
+//! same function: the engine's fixpoint tests compare BDDs structurally.
 
-use biodivine_lib_bdd::{Bdd, BddNode, BddPointer, BddVariable};
+use biodivine_lib_bdd::{Bdd, BddNode, BddPointer, BddVariable, op_function};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -54,23 +55,7 @@ thread_local! {
 
 /// `∃ q. f ∧ g`.
 pub fn and_exists(f: &Bdd, g: &Bdd, q: &[BddVariable]) -> Bdd {
-    assert_eq!(
-        f.num_vars(),
-        g.num_vars(),
-        "BDDs over different variable sets"
-    );
-    if f.is_false() || g.is_false() {
-        return f.and(g);
-    }
-    SCRATCH.with(|s| {
-        let mut s = s.borrow_mut();
-        s.start(f.num_vars(), q);
-        let mut run = Run { s: &mut s, f, g };
-        let root = run.prod(f.root_pointer(), g.root_pointer());
-        let out = s.layout(root, f.num_vars());
-        s.finish();
-        out
-    })
+    run(f, g, q, op_function::and)
 }
 
 /// `∃ q. f`.
@@ -78,7 +63,63 @@ pub fn exists(f: &Bdd, q: &[BddVariable]) -> Bdd {
     if q.is_empty() || f.as_bool().is_some() {
         return f.clone();
     }
-    and_exists(f, f, q)
+    run(f, f, q, op_function::and)
+}
+
+/// `f ∧ g`.
+pub fn and(f: &Bdd, g: &Bdd) -> Bdd {
+    run(f, g, &[], op_function::and)
+}
+
+/// `f ∨ g`.
+pub fn or(f: &Bdd, g: &Bdd) -> Bdd {
+    run(f, g, &[], op_function::or)
+}
+
+/// `f ∧ ¬g`.
+pub fn and_not(f: &Bdd, g: &Bdd) -> Bdd {
+    run(f, g, &[], op_function::and_not)
+}
+
+/// `∃ q. op(f, g)`, `op` given on constants as biodivine's `op_function`s are (`None`: not
+/// decided by the constants known).
+fn run<F>(f: &Bdd, g: &Bdd, q: &[BddVariable], op: F) -> Bdd
+where
+    F: Fn(Option<bool>, Option<bool>) -> Option<bool>,
+{
+    assert_eq!(
+        f.num_vars(),
+        g.num_vars(),
+        "BDDs over different variable sets"
+    );
+    if let Some(c) = op(f.as_bool(), g.as_bool()) {
+        return constant(f.num_vars(), c);
+    }
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        s.start(f.num_vars(), q);
+        let mut run = Run {
+            s: &mut s,
+            f,
+            g,
+            op,
+        };
+        let root = run.prod(f.root_pointer(), g.root_pointer());
+        let out = s.layout(root, f.num_vars());
+        s.finish();
+        out
+    })
+}
+
+/// The constant `c` over `num_vars` variables.
+fn constant(num_vars: u16, c: bool) -> Bdd {
+    let zero = BddNode::mk_zero(num_vars);
+    let nodes: &[BddNode] = if c {
+        &[zero, BddNode::mk_one(num_vars)]
+    } else {
+        &[zero]
+    };
+    Bdd::from_nodes(nodes).expect("a constant BDD")
 }
 
 impl Scratch {
@@ -158,11 +199,10 @@ impl Scratch {
     /// (its `fix_bdd_alignment`: an explicit-stack depth-first search pushing the `false`
     /// child, then the `true` child, a node placed once both children are).
     fn layout(&mut self, root: u32, num_vars: u16) -> Bdd {
-        let zero = BddNode::mk_zero(num_vars);
         if root == ZERO {
-            return Bdd::from_nodes(&[zero]).expect("the false BDD");
+            return constant(num_vars, false);
         }
-        let mut out = vec![zero, BddNode::mk_one(num_vars)];
+        let mut out = vec![BddNode::mk_zero(num_vars), BddNode::mk_one(num_vars)];
         if root != ONE {
             self.placed.clear();
             self.placed.resize(self.nodes.len(), u32::MAX);
@@ -198,21 +238,22 @@ impl Scratch {
     }
 }
 
-/// One product: the scratch area and the two inputs.
-struct Run<'s, 'b> {
+/// One operation: the scratch area, the two inputs and the operation on constants.
+struct Run<'s, 'b, F> {
     s: &'s mut Scratch,
     f: &'b Bdd,
     g: &'b Bdd,
+    op: F,
 }
 
-impl Run<'_, '_> {
-    /// `∃ q. f@a ∧ g@b` as a result node.
+impl<F> Run<'_, '_, F>
+where
+    F: Fn(Option<bool>, Option<bool>) -> Option<bool>,
+{
+    /// `∃ q. op(f@a, g@b)` as a result node.
     fn prod(&mut self, a: BddPointer, b: BddPointer) -> u32 {
-        if a.is_zero() || b.is_zero() {
-            return ZERO;
-        }
-        if a.is_one() && b.is_one() {
-            return ONE;
+        if let Some(c) = (self.op)(a.as_bool(), b.as_bool()) {
+            return if c { ONE } else { ZERO };
         }
         let key = (a.to_index() as u64) << 32 | b.to_index() as u64;
         if let Some(&r) = self.s.prod.get(&key) {
@@ -283,7 +324,10 @@ mod tests {
             let got = and_exists(&f, &g, &q);
             assert_eq!(got, want, "round {round}");
             assert_eq!(exists(&f, &q), f.exists(&q), "round {round}");
-            assert_eq!(and_exists(&f, &g, &[]), f.and(&g), "round {round}");
+            assert_eq!(and(&f, &g), f.and(&g), "round {round}");
+            assert_eq!(or(&f, &g), f.or(&g), "round {round}");
+            assert_eq!(and_not(&f, &g), f.and_not(&g), "round {round}");
+            assert_eq!(and_not(&f, &f), f.and_not(&f), "round {round}");
         }
     }
 
@@ -297,5 +341,8 @@ mod tests {
         assert_eq!(and_exists(&x, &x.not(), &v), set.mk_false());
         assert_eq!(exists(&set.mk_true(), &v), set.mk_true());
         assert_eq!(exists(&x, &[v[1]]), set.mk_var(v[3]).not());
+        assert_eq!(or(&x, &x.not()), set.mk_true());
+        assert_eq!(and_not(&x, &set.mk_true()), set.mk_false());
+        assert_eq!(and(&x, &set.mk_true()), x);
     }
 }
