@@ -1084,3 +1084,38 @@ fn a_result_marker_is_a_value_of_its_type() {
         assert_eq!(valid(&p, sem, &[], &below), Answer::Valid, "{sem}");
     }
 }
+
+/// `Prover::project` gives its disjuncts and their conjuncts in one canonical order, whatever
+/// the order of the formula (and so of Z3's terms): the predicates newton takes from a
+/// projection, and with them the whole refinement, do not depend on it.
+#[test]
+fn projections_come_in_a_canonical_order() {
+    let p = ilp32();
+    let pr = Prover::new(&p, INT);
+    let (u, x, y) = (var(&p, "u"), var(&p, "x"), var(&p, "y"));
+    let uid = var_id(&u);
+    let arm = |uv: i128, c: Expr| bin(&p, BinOp::LogAnd, bin(&p, BinOp::Eq, u.clone(), k(uv)), c);
+    let a = arm(
+        1,
+        bin(
+            &p,
+            BinOp::LogAnd,
+            bin(&p, BinOp::Ge, x.clone(), k(1)),
+            bin(&p, BinOp::Lt, y.clone(), k(7)),
+        ),
+    );
+    let b = arm(2, bin(&p, BinOp::Le, x.clone(), k(-1)));
+    let one = pr
+        .project(&bin(&p, BinOp::LogOr, a.clone(), b.clone()), &[uid])
+        .expect("projection");
+    let other = pr
+        .project(&bin(&p, BinOp::LogOr, b, a), &[uid])
+        .expect("projection");
+    assert_eq!(p.show_expr(&one), p.show_expr(&other));
+    let alts = one.operands(BinOp::LogOr);
+    assert_eq!(alts.len(), 2, "{}", p.show_expr(&one));
+    let texts: Vec<String> = alts.iter().map(|a| cir::smt::canonical(&p, a)).collect();
+    let mut sorted = texts.clone();
+    sorted.sort();
+    assert_eq!(texts, sorted);
+}
