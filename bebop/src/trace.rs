@@ -11,6 +11,9 @@
 //!    goal*: a target in a bad state, or a call that enters its callee in a context from which
 //!    an error is reachable inside it (those contexts are computed per procedure, by rank:
 //!    rank 0 reaches a target, rank `r + 1` calls a context of rank `<= r`).
+//!    The layers are computed in A* order, guided by each node's CFG distance to a goal, and
+//!    only where a path no longer than the shortest can pass (`Tracer::bfs`): the layers it
+//!    leaves out hold no state of a shortest path, so the path found is the same.
 //! 2. **Backwards through the layers.** Pick a concrete state of the goal (free values
 //!    `false`), then at each layer `k - 1` a concrete predecessor whose transition leads to the
 //!    chosen state (a pre-image computed by cofactoring with the known values; for a return
@@ -428,9 +431,52 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
         cuts
     }
 
-    /// Breadth-first search at one call level of `p` from `init` (at its entry) until a layer
-    /// meets one of `goals`: calls are single steps through the complete summaries. Returns
-    /// the layers, the goal met (the first in `goals` order) and a state meeting it.
+    /// The CFG distance from each node of `p` to the nearest goal node, over the edges the
+    /// level searches follow (statements, calls as one step, returns into the exit when
+    /// `to_exit`); nodes that reach no goal are absent. No path reaches a goal in fewer
+    /// steps, and the distance drops by at most one along an edge: an admissible and
+    /// consistent heuristic for [`Self::bfs`].
+    fn goal_distance(&self, goals: &Goals, to_exit: bool) -> HashMap<NodeId, u32> {
+        let m = self.m();
+        let mut dist: HashMap<NodeId, u32> = HashMap::new();
+        let mut queue: std::collections::VecDeque<NodeId> = std::collections::VecDeque::new();
+        for (g, _, _) in goals.iter() {
+            if dist.insert(*g, 0).is_none() {
+                queue.push_back(*g);
+            }
+        }
+        while let Some(w) = queue.pop_front() {
+            let d = dist[&w] + 1;
+            for &eid in &m.node(w).inc {
+                let e = m.edge(eid);
+                if matches!(e.kind, EdgeKind::Return(_)) && !to_exit {
+                    continue;
+                }
+                if let std::collections::hash_map::Entry::Vacant(slot) = dist.entry(e.from) {
+                    slot.insert(d);
+                    queue.push_back(e.from);
+                }
+            }
+        }
+        dist
+    }
+
+    /// The breadth-first search at one call level of `p` from `init` (at its entry) until a
+    /// layer meets one of `goals`: calls are single steps through the complete summaries.
+    /// Returns the layers, the goal met (the first in `goals` order) and a state meeting it.
+    ///
+    /// The layers are expanded in A* order rather than layer by layer (the set-based A* of
+    /// Jensen, Bryant & Veloso, "SetA*: an efficient BDD-based heuristic search algorithm",
+    /// AAAI 2002): a bucket of states `(k, node)` (reached in `k` steps) is expanded in order
+    /// of `k` plus the node's CFG distance to a goal ([`Self::goal_distance`]), then of `k`.
+    /// The distance is consistent, so every bucket that leads to a bucket is expanded before
+    /// it, a bucket holds exactly the states the layer `k` of a breadth-first search holds at
+    /// its node, and a cut node's states reached earlier are those of the buckets expanded
+    /// there before. The first goal met is at the least `k`; the search then expands nothing
+    /// more, only completes the goal buckets of that layer. A bucket left out cannot hold a
+    /// predecessor of a state on a shortest path (its own distance bound is already too
+    /// large), so the walk back finds the path the breadth-first search would find, after
+    /// expanding only the buckets on some path no longer than the shortest.
     fn bfs(
         &self,
         p: ProcId,
@@ -440,61 +486,30 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
         sums: &HashMap<ProcId, Rc<Summary>>,
         cuts: &HashSet<NodeId>,
     ) -> Result<(Layers, usize, BddValuation), BebopError> {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
         let m = self.m();
         let entry = m.proc(p).entry;
-        // The states already reached, kept for the cut nodes only (see the module doc).
+        let dist = self.goal_distance(goals, to_exit);
+        let no_path = || internal(&format!("no path to the goal in `{}`", m.proc(p).name));
+        // Buckets generated and not yet expanded, and their order: (bound, steps, node).
+        let mut open: HashMap<(usize, NodeId), Bdd> = HashMap::new();
+        let mut queue: BinaryHeap<Reverse<(usize, usize, NodeId)>> = BinaryHeap::new();
+        let h0 = *dist.get(&entry).ok_or_else(no_path)? as usize;
+        open.insert((0, entry), init);
+        queue.push(Reverse((h0, 0, entry)));
+        // The states expanded so far, kept for the cut nodes only (see the module doc).
         let mut seen: HashMap<NodeId, Bdd> = HashMap::new();
-        if cuts.contains(&entry) {
-            seen.insert(entry, init.clone());
-        }
-        let mut layers: Layers = vec![BTreeMap::from([(entry, init)])];
-        loop {
-            let cur = layers.last().expect("at least one layer");
-            for (gi, (g, gb, _)) in goals.iter().enumerate() {
-                if let Some(f) = cur.get(g) {
-                    let hit = apply::and(f, gb);
-                    if let Some(val) = pick(&hit) {
-                        return Ok((layers, gi, val));
-                    }
-                }
+        let mut layers: Layers = Vec::new();
+        // The least number of steps that meets a goal, once known.
+        let mut met: Option<usize> = None;
+        while let Some(Reverse((f, k, v))) = queue.pop() {
+            if met.is_some_and(|g| f > g) {
+                break;
             }
-            let mut next: BTreeMap<NodeId, Bdd> = BTreeMap::new();
-            let work = self.work.get() + cur.values().map(|f| f.size() as u64).sum::<u64>();
-            self.work.set(work);
-            if work > self.budget {
-                self.over_budget.set(true);
-                return Err(internal("search budget exceeded"));
-            }
-            for (v, f) in cur {
-                for &eid in &m.node(*v).out {
-                    let e = m.edge(eid);
-                    let img = match &e.kind {
-                        EdgeKind::Transfer(tr) => self.ops.image(p, tr, f),
-                        EdgeKind::Return(rel) if to_exit => self.ops.exit_image(p, rel.as_ref(), f),
-                        EdgeKind::Return(_) => continue,
-                        EdgeKind::Call(c) => {
-                            self.ops
-                                .return_join(p, c, &self.ops.call_rel(c, f), &sums[&c.callee].1)
-                        }
-                    };
-                    if img.is_false() {
-                        continue;
-                    }
-                    match next.get_mut(&e.to) {
-                        Some(b) => *b = apply::or(b, &img),
-                        None => {
-                            next.insert(e.to, img);
-                        }
-                    }
-                }
-            }
-            let mut fresh: BTreeMap<NodeId, Bdd> = BTreeMap::new();
-            for (w, b) in next {
-                if !cuts.contains(&w) {
-                    fresh.insert(w, b);
-                    continue;
-                }
-                let new = match seen.get_mut(&w) {
+            let b = open.remove(&(k, v)).expect("a queued bucket is open");
+            let b = if cuts.contains(&v) {
+                match seen.get_mut(&v) {
                     Some(s) => {
                         let new = apply::and_not(&b, s);
                         if new.is_false() {
@@ -504,20 +519,74 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
                         new
                     }
                     None => {
-                        seen.insert(w, b.clone());
+                        seen.insert(v, b.clone());
                         b
                     }
+                }
+            } else {
+                b
+            };
+            if layers.len() <= k {
+                layers.resize_with(k + 1, BTreeMap::new);
+            }
+            if dist.get(&v) == Some(&0)
+                && met.is_none()
+                && goals
+                    .iter()
+                    .any(|(g, gb, _)| *g == v && !apply::and(&b, gb).is_false())
+            {
+                met = Some(k);
+            }
+            layers[k].insert(v, b);
+            if met.is_some() {
+                // Only the goal buckets of the layer met remain (bound `k`, distance 0).
+                continue;
+            }
+            let b = &layers[k][&v];
+            let work = self.work.get() + b.size() as u64;
+            self.work.set(work);
+            if work > self.budget {
+                self.over_budget.set(true);
+                return Err(internal("search budget exceeded"));
+            }
+            for &eid in &m.node(v).out {
+                let e = m.edge(eid);
+                let Some(&hw) = dist.get(&e.to) else {
+                    continue;
                 };
-                fresh.insert(w, new);
+                let img = match &e.kind {
+                    EdgeKind::Transfer(tr) => self.ops.image(p, tr, b),
+                    EdgeKind::Return(rel) if to_exit => self.ops.exit_image(p, rel.as_ref(), b),
+                    EdgeKind::Return(_) => continue,
+                    EdgeKind::Call(c) => {
+                        self.ops
+                            .return_join(p, c, &self.ops.call_rel(c, b), &sums[&c.callee].1)
+                    }
+                };
+                if img.is_false() {
+                    continue;
+                }
+                match open.get_mut(&(k + 1, e.to)) {
+                    Some(o) => *o = apply::or(o, &img),
+                    None => {
+                        open.insert((k + 1, e.to), img);
+                        queue.push(Reverse((k + 1 + hw as usize, k + 1, e.to)));
+                    }
+                }
             }
-            if fresh.is_empty() {
-                return Err(internal(&format!(
-                    "no path to the goal in `{}`",
-                    m.proc(p).name
-                )));
-            }
-            layers.push(fresh);
         }
+        let k = met.ok_or_else(no_path)?;
+        layers.truncate(k + 1);
+        let cur = &layers[k];
+        for (gi, (g, gb, _)) in goals.iter().enumerate() {
+            if let Some(f) = cur.get(g) {
+                let hit = apply::and(f, gb);
+                if let Some(val) = pick(&hit) {
+                    return Ok((layers, gi, val));
+                }
+            }
+        }
+        Err(internal("a goal met and then not found"))
     }
 
     /// The shortest path at the level of `p`: from `main`'s initial states (`ctx` = `None`)

@@ -228,6 +228,42 @@ fn past_the_search_budget_the_trace_is_real_but_not_shortest() {
 }
 
 #[test]
+fn the_search_leaves_out_what_cannot_be_on_a_shortest_path() {
+    // A side region whose arms of different lengths spread every layer over many nodes, and
+    // which ends in `assume(F)`, before a straight line of 200 steps to the error. A
+    // breadth-first search expands the side region at each of the 200 layers; the distance
+    // to the error keeps the search out of it, so a budget far below that suffices.
+    let side = long_straight(40);
+    let side = side
+        .split_once("x, y := F, F;\n")
+        .and_then(|(_, rest)| rest.split_once("  assert"))
+        .map(|(ifs, _)| ifs)
+        .expect("the generated body");
+    let line = "  x := !x;\n".repeat(200);
+    let src = format!(
+        "decl x, y;\nvoid main() begin\n  x, y := F, F;\n  if * then\n{side}  assume(F);\n  fi\n{line}  assert(F);\nend\n"
+    );
+    let prog = parse(&src);
+    let run = |budget: u64| {
+        let opts = bebop::Options {
+            self_check: true,
+            program_name: "test.bp".into(),
+            source: Some(src.clone()),
+            trace_budget: Some(budget),
+            ..bebop::Options::default()
+        };
+        let out = bebop::verify(&prog, &opts).expect("bebop runs");
+        let tr = out.verdict.trace().expect("unsafe").clone();
+        validate(&prog, &opts, &tr, &src);
+        (out.stats.trace_shortest, tr)
+    };
+    let (shortest, tr) = run(10_000);
+    assert!(shortest);
+    // The assignment, the `if` not taken, the line and the error.
+    assert_eq!(texts(&tr, 0).len(), 1 + 1 + 200 + 1);
+}
+
+#[test]
 fn the_stamp_walk_expands_calls() {
     // With no budget at all, every trace comes from the walk over the engine's stamps: calls
     // that return, errors inside callees, recursion.
