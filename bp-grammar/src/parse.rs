@@ -1,7 +1,10 @@
 //! The parser: `.bp` text to [`crate::ast::Program`], or positioned [`Diagnostic`]s.
 //!
 //! This module owns the reading of Boolean programs as `docs/bp-semantics.md` ("Syntax
-//! accepted", "Precedence", "Annotations") defines it. It works in three passes:
+//! accepted", "Precedence", "Annotations") defines it. It works in three passes, and after the
+//! first a hand-written reader of well-formed programs (module `fast`) tries the text: it
+//! builds the same AST as passes 2 and 3, and where it gives up (at anything unexpected) those
+//! read the text and say what is wrong:
 //!
 //! 1. a **pre-scan** (module `prescan`) of the raw text (skipping comments and `{...}`
 //!    identifiers) that rejects what the grammar must never see: parenthesis/prefix nesting
@@ -50,6 +53,7 @@ mod grammar {
 
 use grammar::{BpParser, Rule};
 
+mod fast;
 mod prescan;
 mod recover;
 pub use prescan::comments;
@@ -82,16 +86,20 @@ pub fn parse(src: &str) -> Result<Program, Vec<Diagnostic>> {
 /// offending text). Never panics and never overflows the stack, whatever the input.
 pub fn parse_with(src: &str, opts: &ParseOptions) -> Result<Program, Vec<Diagnostic>> {
     let nesting = prescan(src)?;
+    on_stack_for(nesting, || parse_prescanned(src, opts))
+}
+
+/// `run()` on a stack deep enough for input nested `nesting` levels: deep but legal input
+/// makes the recursive passes need up to ~2 KiB of stack per level, which a small caller stack
+/// may not have, so it gets a thread with a generous stack (reserved, not committed); if no
+/// thread can be started, `run` goes on this one.
+fn on_stack_for<R: Send>(nesting: usize, run: impl Fn() -> R + Sync) -> R {
     if nesting > INLINE_NESTING {
-        // Deep but legal input: the recursive passes need up to ~2 KiB of stack per level,
-        // which a small caller stack may not have. Give them a thread with a generous stack
-        // (reserved, not committed); if no thread can be started, try on this one.
-        let run = || parse_prescanned(src, opts);
         let joined = std::thread::scope(|scope| {
             std::thread::Builder::new()
                 .name("bp-parse".into())
                 .stack_size(DEEP_INPUT_STACK)
-                .spawn_scoped(scope, run)
+                .spawn_scoped(scope, &run)
                 .ok()
                 .map(|handle| handle.join())
         });
@@ -101,7 +109,28 @@ pub fn parse_with(src: &str, opts: &ParseOptions) -> Result<Program, Vec<Diagnos
             None => {}
         }
     }
-    parse_prescanned(src, opts)
+    run()
+}
+
+/// Both readers on `src` (after the pre-scan): the hand-written one's program (`None` where it
+/// gives up) and pest's result. For the tests that hold the two to the same AST, spans
+/// included; not otherwise part of the API.
+#[doc(hidden)]
+pub fn parse_by_both_readers(
+    src: &str,
+    opts: &ParseOptions,
+) -> (Option<Program>, Result<Program, Vec<Diagnostic>>) {
+    let nesting = match prescan(src) {
+        Ok(n) => n,
+        Err(ds) => return (None, Err(ds)),
+    };
+    on_stack_for(nesting, || {
+        let pos = Positions::new(src);
+        (
+            fast::program(src, &pos, opts.precedence),
+            parse_by_pest(src, opts, pos),
+        )
+    })
 }
 
 /// Nesting (parentheses, negations and `if`/`while` levels together) up to which the parse
@@ -113,6 +142,19 @@ const DEEP_INPUT_STACK: usize = 64 << 20;
 
 /// Grammar and AST builder, once the pre-scan has bounded the nesting.
 fn parse_prescanned(src: &str, opts: &ParseOptions) -> Result<Program, Vec<Diagnostic>> {
+    let pos = Positions::new(src);
+    if let Some(prog) = fast::program(src, &pos, opts.precedence) {
+        return Ok(prog);
+    }
+    parse_by_pest(src, opts, pos)
+}
+
+/// The pest grammar and the AST builder (every diagnostic comes from here).
+fn parse_by_pest(
+    src: &str,
+    opts: &ParseOptions,
+    pos: Positions<'_>,
+) -> Result<Program, Vec<Diagnostic>> {
     let mut pairs = match BpParser::parse(Rule::program, src) {
         Ok(pairs) => pairs,
         Err(e) => return Err(recover::syntax_errors(src, syntax_error(src, &e))),
@@ -127,7 +169,7 @@ fn parse_prescanned(src: &str, opts: &ParseOptions) -> Result<Program, Vec<Diagn
     };
     let mut b = Builder {
         src,
-        pos: Positions::new(src),
+        pos,
         prec: opts.precedence,
         errors: Vec::new(),
     };
@@ -583,10 +625,6 @@ struct Builder<'s> {
 }
 
 impl<'s> Builder<'s> {
-    fn span(&self, start: usize, end: usize) -> Span {
-        self.pos.span(start, end)
-    }
-
     fn pspan(&self, p: &Pair<'_, Rule>) -> Span {
         let s = p.as_span();
         self.span(s.start(), s.end())
@@ -925,101 +963,20 @@ impl<'s> Builder<'s> {
         }
     }
 
-    /// Binding strength (higher binds tighter) and right-associativity of an operator.
-    fn strength(&self, op: BinOp) -> (u8, bool) {
-        match self.prec {
-            Precedence::Moped => match op {
-                BinOp::Eq | BinOp::Neq => (5, false),
-                BinOp::And => (4, false),
-                BinOp::Xor => (3, false),
-                BinOp::Or => (2, false),
-                BinOp::Implies => (1, false),
-            },
-            Precedence::Cprover => match op {
-                BinOp::And => (4, false),
-                BinOp::Or => (3, false),
-                BinOp::Xor => (2, false),
-                BinOp::Eq | BinOp::Neq | BinOp::Implies => (1, true),
-            },
-        }
-    }
-
-    /// `operand (op operand)*` folded by precedence with explicit stacks (no recursion per
-    /// operand, so arbitrarily long chains are safe).
+    /// `operand (op operand)*` folded by precedence ([`Fold`]).
     fn expr_operand(&mut self, p: Pair<'_, Rule>) -> Result<Operand, Rejected> {
-        let mut vals: Vec<Operand> = Vec::new();
-        let mut ops: Vec<(BinOp, u8)> = Vec::new();
+        let mut fold = Fold::default();
         for c in p.into_inner() {
-            let op = match c.as_rule() {
-                Rule::operand => {
-                    vals.push(self.operand(c)?);
-                    continue;
+            match c.as_rule() {
+                Rule::operand => fold.operand(self.operand(c)?),
+                Rule::binop => {
+                    let op = binop(c.as_str()).ok_or(Rejected)?;
+                    fold.op(self, self.prec, op)?;
                 }
-                Rule::binop => match c.as_str() {
-                    "&" | "&&" => BinOp::And,
-                    "|" | "||" => BinOp::Or,
-                    "^" => BinOp::Xor,
-                    "=" => BinOp::Eq,
-                    "!=" => BinOp::Neq,
-                    _ => BinOp::Implies,
-                },
-                _ => continue,
-            };
-            let (strength, right) = self.strength(op);
-            while let Some(&(top, top_strength)) = ops.last() {
-                if top_strength > strength || (top_strength == strength && !right) {
-                    ops.pop();
-                    self.reduce(&mut vals, top)?;
-                } else {
-                    break;
-                }
+                _ => {}
             }
-            ops.push((op, strength));
         }
-        while let Some((op, _)) = ops.pop() {
-            self.reduce(&mut vals, op)?;
-        }
-        match (vals.pop(), vals.is_empty()) {
-            (Some(v), true) => Ok(v),
-            _ => Err(Rejected),
-        }
-    }
-
-    fn reduce(&mut self, vals: &mut Vec<Operand>, op: BinOp) -> Result<(), Rejected> {
-        let (Some(rhs), Some(lhs)) = (vals.pop(), vals.pop()) else {
-            return Err(Rejected);
-        };
-        let (start, end) = (lhs.start, rhs.end);
-        let depth = self.deeper(lhs.depth.max(rhs.depth), start, end)?;
-        vals.push(Operand {
-            expr: Expr::Binary(
-                op,
-                Box::new(lhs.expr),
-                Box::new(rhs.expr),
-                self.span(start, end),
-            ),
-            depth,
-            start,
-            end,
-        });
-        Ok(())
-    }
-
-    /// `depth + 1`, or a `too-deep` error over `start..end`.
-    fn deeper(&mut self, depth: usize, start: usize, end: usize) -> Result<usize, Rejected> {
-        if depth >= MAX_EXPR_DEPTH {
-            self.error(
-                "too-deep",
-                format!(
-                    "expression nested deeper than {MAX_EXPR_DEPTH} levels \
-                     (split it, or parenthesise long chains)"
-                ),
-                start,
-                end,
-            );
-            return Err(Rejected);
-        }
-        Ok(depth + 1)
+        fold.finish(self)
     }
 
     /// `(! | ~)* atom`.
@@ -1033,19 +990,10 @@ impl<'s> Builder<'s> {
                 atom = Some(self.atom(c)?);
             }
         }
-        let Some(mut o) = atom else {
+        let Some(o) = atom else {
             return Err(Rejected);
         };
-        while let Some(start) = nots.pop() {
-            let depth = self.deeper(o.depth, start, o.end)?;
-            o = Operand {
-                expr: Expr::Not(Box::new(o.expr), self.span(start, o.end)),
-                depth,
-                start,
-                end: o.end,
-            };
-        }
-        Ok(o)
+        negate(self, nots, o)
     }
 
     fn atom(&mut self, p: Pair<'_, Rule>) -> Result<Operand, Rejected> {
@@ -1115,6 +1063,144 @@ impl<'s> Builder<'s> {
             _ => return Err(Rejected),
         })
     }
+}
+
+impl Exprs for Builder<'_> {
+    fn span(&self, start: usize, end: usize) -> Span {
+        self.pos.span(start, end)
+    }
+
+    /// `depth + 1`, or a `too-deep` error over `start..end`.
+    fn deeper(&mut self, depth: usize, start: usize, end: usize) -> Result<usize, Rejected> {
+        if depth >= MAX_EXPR_DEPTH {
+            self.error(
+                "too-deep",
+                format!(
+                    "expression nested deeper than {MAX_EXPR_DEPTH} levels \
+                     (split it, or parenthesise long chains)"
+                ),
+                start,
+                end,
+            );
+            return Err(Rejected);
+        }
+        Ok(depth + 1)
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Expressions, for both readers
+// ------------------------------------------------------------------------------------------
+
+/// What building expressions needs from a reader: spans, and the bound on their depth.
+trait Exprs {
+    fn span(&self, start: usize, end: usize) -> Span;
+    /// `depth + 1`, or `Rejected` (the reader records why) past [`MAX_EXPR_DEPTH`].
+    fn deeper(&mut self, depth: usize, start: usize, end: usize) -> Result<usize, Rejected>;
+}
+
+/// The operator of a `binop` token.
+fn binop(text: &str) -> Option<BinOp> {
+    Some(match text {
+        "&" | "&&" => BinOp::And,
+        "|" | "||" => BinOp::Or,
+        "^" => BinOp::Xor,
+        "=" => BinOp::Eq,
+        "!=" => BinOp::Neq,
+        "=>" => BinOp::Implies,
+        _ => return None,
+    })
+}
+
+/// Binding strength (higher binds tighter) and right-associativity of an operator.
+fn strength(prec: Precedence, op: BinOp) -> (u8, bool) {
+    match prec {
+        Precedence::Moped => match op {
+            BinOp::Eq | BinOp::Neq => (5, false),
+            BinOp::And => (4, false),
+            BinOp::Xor => (3, false),
+            BinOp::Or => (2, false),
+            BinOp::Implies => (1, false),
+        },
+        Precedence::Cprover => match op {
+            BinOp::And => (4, false),
+            BinOp::Or => (3, false),
+            BinOp::Xor => (2, false),
+            BinOp::Eq | BinOp::Neq | BinOp::Implies => (1, true),
+        },
+    }
+}
+
+/// `operand (op operand)*` folded by precedence with explicit stacks (no recursion per
+/// operand, so arbitrarily long chains are safe).
+#[derive(Default)]
+struct Fold {
+    vals: Vec<Operand>,
+    ops: Vec<(BinOp, u8)>,
+}
+
+impl Fold {
+    fn operand(&mut self, o: Operand) {
+        self.vals.push(o);
+    }
+
+    fn op(&mut self, x: &mut impl Exprs, prec: Precedence, op: BinOp) -> Result<(), Rejected> {
+        let (strength, right) = strength(prec, op);
+        while let Some(&(top, top_strength)) = self.ops.last() {
+            if top_strength > strength || (top_strength == strength && !right) {
+                self.ops.pop();
+                reduce(x, &mut self.vals, top)?;
+            } else {
+                break;
+            }
+        }
+        self.ops.push((op, strength));
+        Ok(())
+    }
+
+    fn finish(mut self, x: &mut impl Exprs) -> Result<Operand, Rejected> {
+        while let Some((op, _)) = self.ops.pop() {
+            reduce(x, &mut self.vals, op)?;
+        }
+        match (self.vals.pop(), self.vals.is_empty()) {
+            (Some(v), true) => Ok(v),
+            _ => Err(Rejected),
+        }
+    }
+}
+
+fn reduce(x: &mut impl Exprs, vals: &mut Vec<Operand>, op: BinOp) -> Result<(), Rejected> {
+    let (Some(rhs), Some(lhs)) = (vals.pop(), vals.pop()) else {
+        return Err(Rejected);
+    };
+    let (start, end) = (lhs.start, rhs.end);
+    let depth = x.deeper(lhs.depth.max(rhs.depth), start, end)?;
+    vals.push(Operand {
+        expr: Expr::Binary(
+            op,
+            Box::new(lhs.expr),
+            Box::new(rhs.expr),
+            x.span(start, end),
+        ),
+        depth,
+        start,
+        end,
+    });
+    Ok(())
+}
+
+/// `o` under the negations starting at `nots` (innermost last).
+fn negate(x: &mut impl Exprs, mut nots: Vec<usize>, mut o: Operand) -> Result<Operand, Rejected> {
+    while let Some(start) = nots.pop() {
+        let depth = x.deeper(o.depth, start, o.end)?;
+        o = Operand {
+            expr: Expr::Not(Box::new(o.expr), x.span(start, o.end)),
+            depth,
+            start,
+            end: o.end,
+        };
+    }
+    Ok(o)
 }
 
 // ------------------------------------------------------------------------------------------
