@@ -318,7 +318,7 @@ fn syntax_error(src: &str, e: &pest::error::Error<Rule>) -> Diagnostic {
     Diagnostic::error("syntax", msg, span, src)
 }
 
-/// The words of the grammar that cannot be identifiers.
+/// The words of the grammar that cannot be identifiers (its `reserved` rule).
 fn is_reserved(word: &str) -> bool {
     matches!(
         word,

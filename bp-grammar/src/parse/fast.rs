@@ -34,50 +34,10 @@ pub(super) fn program(src: &str, pos: &Positions<'_>, prec: Precedence) -> Optio
     r.program()
 }
 
-/// The words the grammar's `reserved` rule keeps from being identifiers.
-const RESERVED: [&str; 34] = [
-    "decl",
-    "begin",
-    "end_thread",
-    "end",
-    "void",
-    "bool",
-    "if",
-    "then",
-    "elsif",
-    "else",
-    "fi",
-    "while",
-    "do",
-    "od",
-    "goto",
-    "return",
-    "skip",
-    "assert",
-    "assume",
-    "print",
-    "enforce",
-    "constrain",
-    "schoose",
-    "dead",
-    "dfs",
-    "abortif",
-    "start_thread",
-    "thread_local",
-    "sync",
-    "atomic_begin",
-    "atomic_end",
-    "T",
-    "F",
-    "_",
-];
-
 /// The keywords that close a statement list (and so may stand for a statement's `;`).
 const CLOSERS: [&str; 5] = ["end", "fi", "elsif", "else", "od"];
 
-fn is_ident_char(c: u8) -> bool {
-    super::is_ident_char(c)
-}
+use super::{is_ident_char, is_reserved};
 
 struct Reader<'s, 'p> {
     src: &'s str,
@@ -207,7 +167,7 @@ impl Reader<'_, '_> {
             start + 1 + n + 1
         } else {
             let w = self.word();
-            if w.is_empty() || RESERVED.contains(&w) {
+            if w.is_empty() || is_reserved(w) {
                 return None;
             }
             start + w.len()
@@ -513,7 +473,7 @@ impl Reader<'_, '_> {
                 self.opt_semi()?;
                 StmtKind::If { arms, els }
             }
-            _ if RESERVED.contains(&word) && word != "_" => return None,
+            _ if is_reserved(word) && word != "_" => return None,
             _ => self.assign_or_call()?,
         };
         Some(kind)
