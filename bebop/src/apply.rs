@@ -27,6 +27,11 @@ type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 /// and again.
 const KEEP_CAPACITY: usize = 1 << 16;
 
+/// The recursion goes one level deeper per variable, twice over under a quantification: past
+/// this many variables the operations are biodivine's own (the same results, on an explicit
+/// stack), so that a caller's small stack (2 MiB for a test thread) always suffices.
+const MAX_RECURSIVE_VARS: u16 = 2048;
+
 /// Index of the `false` and `true` terminals, in the inputs and in the scratch result.
 const ZERO: u32 = 0;
 const ONE: u32 = 1;
@@ -94,6 +99,10 @@ where
     );
     if let Some(c) = op(f.as_bool(), g.as_bool()) {
         return constant(f.num_vars(), c);
+    }
+    if f.num_vars() > MAX_RECURSIVE_VARS {
+        // biodivine's operations keep explicit stacks: slower, but any depth is safe.
+        return Bdd::binary_op_with_exists(f, g, op, q);
     }
     SCRATCH.with(|s| {
         let mut s = s.borrow_mut();
@@ -328,6 +337,29 @@ mod tests {
             assert_eq!(or(&f, &g), f.or(&g), "round {round}");
             assert_eq!(and_not(&f, &g), f.and_not(&g), "round {round}");
             assert_eq!(and_not(&f, &f), f.and_not(&f), "round {round}");
+        }
+    }
+
+    #[test]
+    fn the_deepest_recursion_fits_a_test_threads_stack() {
+        // A chain through every variable, quantified away: recursion as deep as it gets.
+        for n in [MAX_RECURSIVE_VARS, MAX_RECURSIVE_VARS + 1] {
+            let set = BddVariableSet::new_anonymous(n);
+            let v = set.variables();
+            let chain = v
+                .iter()
+                .rev()
+                .fold(set.mk_true(), |acc, &x| set.mk_var(x).and(&acc));
+            let odd: Vec<BddVariable> = v.iter().copied().skip(1).step_by(2).collect();
+            let other = chain.not().not();
+            let want = Bdd::binary_op_with_exists(
+                &chain,
+                &other,
+                biodivine_lib_bdd::op_function::and,
+                &odd,
+            );
+            assert_eq!(and_exists(&chain, &other, &odd), want);
+            assert_eq!(exists(&chain, &v), set.mk_true());
         }
     }
 
