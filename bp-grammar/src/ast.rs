@@ -479,6 +479,19 @@ impl Procedure {
         });
     }
 
+    /// The inverse of [`Self::shift_spans`]: every span `bytes` bytes and `lines` lines back
+    /// (for a procedure taken out of a larger text at that place; spans that point nowhere
+    /// stay so).
+    pub fn unshift_spans(&mut self, bytes: usize, lines: u32) {
+        self.for_each_span_mut(&mut |s| {
+            if s.line != 0 {
+                s.start -= bytes;
+                s.end -= bytes;
+                s.line -= lines;
+            }
+        });
+    }
+
     /// Every statement of the body in pre-order, with its [`StmtId`].
     pub fn stmts_preorder(&self) -> Vec<(StmtId, &Stmt)> {
         fn walk<'a>(stmts: &'a [Stmt], out: &mut Vec<(StmtId, &'a Stmt)>) {

@@ -5,6 +5,11 @@
 //! and moved into place ([`bp_grammar::Procedure::shift_spans`]); the result is the whole
 //! text's parse, spans included (`tests/cache.rs` compares them, as does `bp-grammar`'s test
 //! `procedures_parsed_alone_and_shifted_have_the_spans_of_the_whole_parse`).
+//!
+//! A whole procedure recurs too, most of them from one abstraction to the next. The caller may
+//! give the parse back once done with it ([`Parts::recycle`], with the text it is the parse
+//! of): its procedures are then kept by their text and the next assembly moves an unchanged
+//! one into place as it is, instead of copying its parts again.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -22,6 +27,35 @@ pub struct Parts {
     parses: HashMap<String, (Procedure, u64)>,
     /// Assemblies so far.
     round: u64,
+    /// The last assembly's text and, for each of its procedures, its text, byte offset and
+    /// lines before it; `None` when the parse returned is not the assembly's (the printed text
+    /// was parsed instead).
+    last: Option<(String, Vec<Placed>)>,
+    /// Procedures given back ([`Self::recycle`]) by their text, their spans those of the text
+    /// alone (as if it started the file): the next assembly's to take.
+    whole: HashMap<String, Procedure>,
+    /// Procedures taken from `whole` so far.
+    pub(crate) taken: u64,
+}
+
+/// A procedure of an assembly: its text, byte offset and lines before it.
+type Placed = (String, usize, u32);
+
+impl Parts {
+    /// Takes back `program`, the parse of `text` that the last assembly returned (anything
+    /// else is dropped): its procedures, by their text, for the next assembly.
+    pub fn recycle(&mut self, text: &str, program: bp_grammar::ast::Program) {
+        let Some((last, placed)) = self.last.take() else {
+            return;
+        };
+        if last != text || placed.len() != program.procs.len() {
+            return;
+        }
+        for (mut proc, (ptext, at, lines)) in program.procs.into_iter().zip(placed) {
+            proc.unshift_spans(at, lines);
+            self.whole.insert(ptext, proc);
+        }
+    }
 }
 
 /// What a statement is parsed in: a procedure of its own, the statement's lines starting on its
@@ -39,9 +73,9 @@ pub fn parse_text(
     head_len: usize,
     at: &[usize],
     procs: &[ProcOut],
-    parsed: &mut Parts,
+    parts: &mut Parts,
 ) -> Result<(String, bp_grammar::ast::Program), C2bpError> {
-    let assembled = assemble(&text, head_len, at, procs, parsed);
+    let assembled = assemble(&text, head_len, at, procs, parts);
     let parsed = match assembled {
         Some(p) => Ok(p),
         None => bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default()),
@@ -61,8 +95,12 @@ pub fn parse_text(
     // once more.
     let printed = bp_grammar::print(&parsed);
     if printed == text {
+        if let Some((last, _)) = &mut parts.last {
+            last.clone_from(&text);
+        }
         Ok((text, parsed))
     } else {
+        parts.last = None;
         tracing::debug!("c2bp's text is not in canonical form; parsing the printed text");
         let again = bp_grammar::parse_and_check(&printed, &bp_grammar::ParseOptions::default())
             .map_err(|ds| {
@@ -94,26 +132,41 @@ fn assemble(
         return None;
     }
     parsed.round += 1;
+    parsed.last = None;
     let round = parsed.round;
+    let mut placed = Vec::with_capacity(procs.len());
     let mut lines = text[..head_len].matches('\n').count() as u32;
     let mut last = head_len;
     for (&at, p) in at.iter().zip(procs) {
         lines += text[last..at].matches('\n').count() as u32;
         last = at;
-        let mut part = |src: &str| -> Option<Procedure> {
-            if let Some((alone, used)) = parsed.parses.get_mut(src) {
-                *used = round;
-                return Some(alone.clone());
+        let proc = match parsed.whole.remove(&p.text) {
+            Some(mut proc) => {
+                parsed.taken += 1;
+                proc.shift_spans(at, lines);
+                // Its parts stay kept, for when it changes.
+                touch(&p.text, &p.stmt_starts, &mut parsed.parses, round);
+                proc
             }
-            let alone = parse_one(src, &opts)?;
-            parsed
-                .parses
-                .insert(src.to_string(), (alone.clone(), round));
-            Some(alone)
+            None => {
+                let mut part = |src: &str| -> Option<Procedure> {
+                    if let Some((alone, used)) = parsed.parses.get_mut(src) {
+                        *used = round;
+                        return Some(alone.clone());
+                    }
+                    let alone = parse_one(src, &opts)?;
+                    parsed
+                        .parses
+                        .insert(src.to_string(), (alone.clone(), round));
+                    Some(alone)
+                };
+                place(&p.text, &p.stmt_starts, at, lines, &mut part)?
+            }
         };
-        prog.procs
-            .push(place(&p.text, &p.stmt_starts, at, lines, &mut part)?);
+        prog.procs.push(proc);
+        placed.push((p.text.clone(), at, lines));
     }
+    parsed.whole.clear();
     parsed.parses.retain(|_, (_, used)| *used == round);
     prog.span = bp_grammar::Span {
         start: 0,
@@ -124,7 +177,11 @@ fn assemble(
     let errors = bp_grammar::check(&prog, text)
         .into_iter()
         .any(|d| d.is_error());
-    (!errors).then_some(prog)
+    if errors {
+        return None;
+    }
+    parsed.last = Some((String::new(), placed));
+    Some(prog)
 }
 
 /// The only procedure of `src` parsed alone (`None` when it does not parse or holds more).
@@ -175,8 +232,7 @@ fn place(
     proc.shift_spans(at, lines);
     proc.span.end += body_end - first;
     let mut line_of = lines + piece[..first].matches('\n').count() as u32;
-    for (i, &s) in starts.iter().enumerate() {
-        let e = starts.get(i + 1).copied().unwrap_or(body_end);
+    for (s, e) in chunks(starts, body_end) {
         let chunk = &piece[s..e];
         let mut alone = part(stmt_source(&mut buf, chunk))?;
         if alone.body.len() != 1 {
@@ -191,4 +247,37 @@ fn place(
         line_of += chunk.matches('\n').count() as u32;
     }
     Some(proc)
+}
+
+/// The byte ranges of the statements of a procedure's text whose statements start at `starts`
+/// and whose body ends at `body_end`.
+fn chunks(starts: &[usize], body_end: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    starts
+        .iter()
+        .enumerate()
+        .map(move |(i, &s)| (s, starts.get(i + 1).copied().unwrap_or(body_end)))
+}
+
+/// Marks the parts of the procedure `piece` (its statements starting at `starts`, see
+/// [`place`]) as used by assembly `round`, without placing them.
+fn touch(
+    piece: &str,
+    starts: &[usize],
+    parses: &mut HashMap<String, (Procedure, u64)>,
+    round: u64,
+) {
+    let Some(body) = piece.strip_suffix(END) else {
+        return;
+    };
+    let first = starts.first().copied().unwrap_or(body.len());
+    let mut buf = String::new();
+    let mut mark = |src: &str| {
+        if let Some((_, used)) = parses.get_mut(src) {
+            *used = round;
+        }
+    };
+    mark(head_source(&mut buf, piece, first));
+    for (s, e) in chunks(starts, body.len()) {
+        mark(stmt_source(&mut buf, &piece[s..e]));
+    }
 }

@@ -280,7 +280,8 @@ pub struct Cache {
     /// The parts of the Boolean procedures of the last abstraction (each procedure's head and
     /// each statement) by their text, each parsed on its own ([`assemble`]): a part whose
     /// text recurs is not parsed again
-    /// ([`bp_grammar::Procedure::shift_spans`] places it).
+    /// ([`bp_grammar::Procedure::shift_spans`] places it); and the procedures of the last
+    /// program given back ([`Cache::recycle`]), which recur whole.
     parsed: assemble::Parts,
     /// The threads the solver groups run on, group `g` on lane `g`, each keeping its Z3
     /// context from one abstraction to the next ([`cir::smt::Lanes`]); the global `enforce`
@@ -320,6 +321,20 @@ impl Cache {
     /// Whether the cache is empty.
     pub fn is_empty(&self) -> bool {
         self.memo.is_empty()
+    }
+
+    /// Gives back the last abstraction's program once the caller is done with it: `text` and
+    /// `program` as [`Output`] held them (the parse of that text; a program edited since
+    /// must come with the text it is the parse of, and is then dropped). The next abstraction
+    /// takes its unchanged procedures from it instead of assembling them again
+    /// ([`assemble`]).
+    pub fn recycle(&mut self, text: &str, program: bp_grammar::ast::Program) {
+        self.parsed.recycle(text, program);
+    }
+
+    /// How many procedures abstractions took whole from programs given back.
+    pub fn recycled(&self) -> u64 {
+        self.parsed.taken
     }
 }
 

@@ -59,6 +59,8 @@ struct Seen {
     budget_differences: u64,
     /// Steps compared.
     steps: u64,
+    /// Procedures taken whole from a program given back.
+    recycled: u64,
 }
 
 /// Abstracts `prog` for each predicate file of `steps` in turn with one cache and without, and
@@ -111,7 +113,13 @@ fn check_steps(
         for (a, b) in returned.globals.iter().zip(&whole.globals) {
             assert_eq!((a.span.start, a.span.line), (b.span.start, b.span.line));
         }
+        // As the refinement loop does: the program goes back, and the next abstraction takes
+        // its unchanged procedures from it (every other step, so that both ways are compared).
+        if k % 3 != 2 {
+            cache.recycle(&cached.text, cached.program);
+        }
     }
+    seen.recycled += cache.recycled();
 }
 
 /// The header sources of `c` (named `input.c`).
@@ -189,12 +197,15 @@ fn cached_abstractions_equal_fresh_ones() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     println!(
-        "{} steps, {} statements reused, {} searches seeded, {} budget differences",
-        seen.steps, seen.reused, seen.seeded, seen.budget_differences
+        "{} steps, {} statements reused, {} searches seeded, {} procedures recycled, {} budget \
+         differences",
+        seen.steps, seen.reused, seen.seeded, seen.recycled, seen.budget_differences
     );
-    // The seeded searches and the reused statements are exercised, not only the exact hits.
+    // The seeded searches, the reused statements and the recycled procedures are exercised,
+    // not only the exact hits.
     assert!(seen.seeded > 0, "no search was seeded by an earlier answer");
     assert!(seen.reused > 0, "no statement was reused");
+    assert!(seen.recycled > 0, "no procedure was recycled");
 }
 
 /// Corpus programs as `slam-run` lowers them, their branch conditions added in five steps
@@ -238,13 +249,15 @@ fn cached_corpus_abstractions_equal_fresh_ones() {
         );
     }
     println!(
-        "{} files, {} steps, {} statements reused, {} budget differences",
+        "{} files, {} steps, {} statements reused, {} procedures recycled, {} budget differences",
         files.len(),
         seen.steps,
         seen.reused,
+        seen.recycled,
         seen.budget_differences
     );
     assert!(seen.reused > 0, "no statement was reused");
+    assert!(seen.recycled > 0, "no procedure was recycled");
 }
 
 /// The iterations of kept `slam-run` runs (`CACHE_KEEP`): each run's `c2bp` commands replayed

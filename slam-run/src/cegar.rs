@@ -290,6 +290,8 @@ impl<'r> Cegar<'r> {
                     }
                 }
             }
+            // c2bp takes the procedures that do not change from the program it gave.
+            self.cache.recycle(&abs.text, abs.bp);
         }
         Ok(Verdict::Unknown(UnknownReason::Iterations))
     }
