@@ -14,7 +14,8 @@
 //! spans included.
 
 use super::{
-    Exprs, Fold, Operand, Positions, Precedence, Rejected, binop, negate, parse_annotation_pairs,
+    Exprs, Fold, Operand, Positions, Precedence, Rejected, binop, is_ident_char, is_reserved,
+    negate, parse_annotation_pairs,
 };
 use crate::ast::{
     Annotations, CondArm, Decl, Expr, Ident, Lhs, MAX_EXPR_DEPTH, Procedure, Program, RetType,
@@ -36,8 +37,6 @@ pub(super) fn program(src: &str, pos: &Positions<'_>, prec: Precedence) -> Optio
 
 /// The keywords that close a statement list (and so may stand for a statement's `;`).
 const CLOSERS: [&str; 5] = ["end", "fi", "elsif", "else", "od"];
-
-use super::{is_ident_char, is_reserved};
 
 struct Reader<'s, 'p> {
     src: &'s str,
