@@ -36,7 +36,7 @@ const MAX_RECURSIVE_VARS: u16 = 2048;
 const ZERO: u32 = 0;
 const ONE: u32 = 1;
 
-/// One product's working state.
+/// One operation's working state.
 #[derive(Default)]
 struct Scratch {
     /// Result nodes, terminals at 0 and 1 (unreduced garbage possible: the `or`s of a
@@ -120,6 +120,15 @@ where
     })
 }
 
+/// Empties `m`, keeping its capacity unless it grew past [`KEEP_CAPACITY`].
+fn empty<K, V>(m: &mut Map<K, V>) {
+    if m.capacity() > KEEP_CAPACITY {
+        *m = Map::default();
+    } else {
+        m.clear();
+    }
+}
+
 /// The constant `c` over `num_vars` variables.
 fn constant(num_vars: u16, c: bool) -> Bdd {
     let zero = BddNode::mk_zero(num_vars);
@@ -145,18 +154,9 @@ impl Scratch {
     }
 
     fn finish(&mut self) {
-        for m in [&mut self.prod, &mut self.or] {
-            if m.capacity() > KEEP_CAPACITY {
-                *m = Map::default();
-            } else {
-                m.clear();
-            }
-        }
-        if self.unique.capacity() > KEEP_CAPACITY {
-            self.unique = Map::default();
-        } else {
-            self.unique.clear();
-        }
+        empty(&mut self.prod);
+        empty(&mut self.or);
+        empty(&mut self.unique);
         if self.nodes.capacity() > KEEP_CAPACITY {
             self.nodes = Vec::new();
             self.placed = Vec::new();
@@ -280,18 +280,15 @@ where
         } else {
             (b, b)
         };
-        let r = if self.s.quant[v.to_index()] {
-            let lo = self.prod(a0, b0);
-            if lo == ONE {
-                ONE
-            } else {
-                let hi = self.prod(a1, b1);
-                self.s.or(lo, hi)
-            }
-        } else {
-            let lo = self.prod(a0, b0);
+        let lo = self.prod(a0, b0);
+        let r = if !self.s.quant[v.to_index()] {
             let hi = self.prod(a1, b1);
             self.s.mk(v.to_index() as u16, lo, hi)
+        } else if lo == ONE {
+            ONE
+        } else {
+            let hi = self.prod(a1, b1);
+            self.s.or(lo, hi)
         };
         self.s.prod.insert(key, r);
         r

@@ -715,7 +715,7 @@ fn compact(b: Bdd) -> Bdd {
 }
 
 /// Whether two BDDs have a common satisfying valuation (without building the conjunction).
-fn intersects(a: &Bdd, b: &Bdd) -> bool {
+pub(crate) fn intersects(a: &Bdd, b: &Bdd) -> bool {
     Bdd::check_binary_op(usize::MAX, a, b, op_function::and).is_none_or(|(non_empty, _)| non_empty)
 }
 

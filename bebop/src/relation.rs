@@ -104,11 +104,7 @@ impl Relation {
     /// last cluster that mentions it (before the first, if none does).
     pub fn and_exists(&self, d: &Bdd, q: &[BddVariable]) -> Bdd {
         if self.clusters.is_empty() {
-            return if q.is_empty() {
-                d.clone()
-            } else {
-                apply::exists(d, q)
-            };
+            return apply::exists(d, q);
         }
         let mut at: Vec<Vec<BddVariable>> = vec![Vec::new(); self.clusters.len()];
         for &v in q {

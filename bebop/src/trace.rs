@@ -87,7 +87,7 @@ use crate::concrete::{Back, Earlier, ExitState, Fix, StepBack, internal};
 /// The concrete states and steps of a trace, defined next to the backward step that both
 /// walks share.
 pub use crate::concrete::{Concrete, Ctx, PState, RawStep};
-use crate::engine::{Keep, Ops, Tabulation, call_edge_of};
+use crate::engine::{Keep, Ops, Tabulation, call_edge_of, intersects};
 use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, TargetWhat};
 use crate::trace_stamps::Stamps;
@@ -95,7 +95,9 @@ use crate::vars::{Ver, pick};
 use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable};
 use bp_grammar::trace::{Step, StepKind, TRACE_FORMAT, Target, Trace, Valuation};
 use std::cell::Cell;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::cmp::Reverse;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 
 /// What the search at one call level must reach.
@@ -439,7 +441,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
     fn goal_distance(&self, goals: &Goals, to_exit: bool) -> HashMap<NodeId, u32> {
         let m = self.m();
         let mut dist: HashMap<NodeId, u32> = HashMap::new();
-        let mut queue: std::collections::VecDeque<NodeId> = std::collections::VecDeque::new();
+        let mut queue: VecDeque<NodeId> = VecDeque::new();
         for (g, _, _) in goals.iter() {
             if dist.insert(*g, 0).is_none() {
                 queue.push_back(*g);
@@ -452,7 +454,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
                 if matches!(e.kind, EdgeKind::Return(_)) && !to_exit {
                     continue;
                 }
-                if let std::collections::hash_map::Entry::Vacant(slot) = dist.entry(e.from) {
+                if let Entry::Vacant(slot) = dist.entry(e.from) {
                     slot.insert(d);
                     queue.push_back(e.from);
                 }
@@ -486,8 +488,6 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
         sums: &HashMap<ProcId, Rc<Summary>>,
         cuts: &HashSet<NodeId>,
     ) -> Result<(Layers, usize, BddValuation), BebopError> {
-        use std::cmp::Reverse;
-        use std::collections::BinaryHeap;
         let m = self.m();
         let entry = m.proc(p).entry;
         let dist = self.goal_distance(goals, to_exit);
@@ -531,9 +531,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
             }
             if dist.get(&v) == Some(&0)
                 && met.is_none()
-                && goals
-                    .iter()
-                    .any(|(g, gb, _)| *g == v && !apply::and(&b, gb).is_false())
+                && goals.iter().any(|(g, gb, _)| *g == v && intersects(&b, gb))
             {
                 met = Some(k);
             }

@@ -27,9 +27,9 @@ pub struct Parts {
     parses: HashMap<String, (Procedure, u64)>,
     /// Assemblies so far.
     round: u64,
-    /// The last assembly's text and, for each of its procedures, its text, byte offset and
-    /// lines before it; `None` when the parse returned is not the assembly's (the printed text
-    /// was parsed instead).
+    /// The text last returned and, for each of its procedures, where it was placed; `None`
+    /// when the parse returned with it was not assembled here (the whole text, or the printed
+    /// text, was parsed instead).
     last: Option<(String, Vec<Placed>)>,
     /// Procedures given back ([`Self::recycle`]) by their text, their spans those of the text
     /// alone (as if it started the file): the next assembly's to take.
@@ -75,12 +75,15 @@ pub fn parse_text(
     procs: &[ProcOut],
     parts: &mut Parts,
 ) -> Result<(String, bp_grammar::ast::Program), C2bpError> {
-    let assembled = assemble(&text, head_len, at, procs, parts);
-    let parsed = match assembled {
-        Some(p) => Ok(p),
-        None => bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default()),
-    }
-    .map_err(|ds| {
+    parts.last = None;
+    let (parsed, placed) = match assemble(&text, head_len, at, procs, parts) {
+        Some((p, placed)) => (Ok(p), Some(placed)),
+        None => (
+            bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default()),
+            None,
+        ),
+    };
+    let parsed = parsed.map_err(|ds| {
         let mut msg = String::new();
         for d in ds {
             let _ = writeln!(msg, "{}", d.render("<c2bp output>"));
@@ -95,12 +98,9 @@ pub fn parse_text(
     // once more.
     let printed = bp_grammar::print(&parsed);
     if printed == text {
-        if let Some((last, _)) = &mut parts.last {
-            last.clone_from(&text);
-        }
+        parts.last = placed.map(|p| (text.clone(), p));
         Ok((text, parsed))
     } else {
-        parts.last = None;
         tracing::debug!("c2bp's text is not in canonical form; parsing the printed text");
         let again = bp_grammar::parse_and_check(&printed, &bp_grammar::ParseOptions::default())
             .map_err(|ds| {
@@ -116,23 +116,22 @@ pub fn parse_text(
 /// The parse of c2bp's text from the parses of its parts: the head (header and global
 /// declarations, `text[..head_len]`) and the procedures (`procs`, each starting a line at its
 /// offset in `at`), each procedure from its head and its statements, a part parsed by the
-/// previous abstraction taken from `parsed` (which then holds this abstraction's). `None` when
-/// a part does not parse or the program does not pass the checker: the caller parses the whole
-/// text for the diagnostics.
+/// previous abstraction taken from `parsed` (which then holds this abstraction's), and where
+/// each procedure was placed. `None` when a part does not parse or the program does not pass
+/// the checker: the caller parses the whole text for the diagnostics.
 fn assemble(
     text: &str,
     head_len: usize,
     at: &[usize],
     procs: &[ProcOut],
     parsed: &mut Parts,
-) -> Option<bp_grammar::ast::Program> {
+) -> Option<(bp_grammar::ast::Program, Vec<Placed>)> {
     let opts = bp_grammar::ParseOptions::default();
     let mut prog = bp_grammar::parse_with(&text[..head_len], &opts).ok()?;
     if !prog.procs.is_empty() {
         return None;
     }
     parsed.round += 1;
-    parsed.last = None;
     let round = parsed.round;
     let mut placed = Vec::with_capacity(procs.len());
     let mut lines = text[..head_len].matches('\n').count() as u32;
@@ -177,11 +176,7 @@ fn assemble(
     let errors = bp_grammar::check(&prog, text)
         .into_iter()
         .any(|d| d.is_error());
-    if errors {
-        return None;
-    }
-    parsed.last = Some((String::new(), placed));
-    Some(prog)
+    (!errors).then_some((prog, placed))
 }
 
 /// The only procedure of `src` parsed alone (`None` when it does not parse or holds more).

@@ -62,7 +62,7 @@ impl Exprs for Reader<'_, '_> {
     }
 }
 
-impl Reader<'_, '_> {
+impl<'s> Reader<'s, '_> {
     // ---------------------------------------------------------------- tokens
 
     /// Skips white space and ordinary comments (the grammar's implicit `WHITESPACE` and
@@ -118,7 +118,7 @@ impl Reader<'_, '_> {
 
     /// The word (a maximal run of identifier characters) at the position, if it starts like
     /// an identifier or keyword.
-    fn word(&self) -> &str {
+    fn word(&self) -> &'s str {
         let b = self.b;
         let mut j = self.i;
         if j < b.len() && (b[j].is_ascii_alphabetic() || matches!(b[j], b'_' | b'$')) {
@@ -310,7 +310,7 @@ impl Reader<'_, '_> {
             locals.push(self.decl(a)?);
         }
         let enforce = if self.kw("enforce")?.is_some() {
-            let e = self.expr()?.expr;
+            let e = self.cond()?;
             self.punct(";")?;
             Some(e)
         } else {
@@ -394,67 +394,49 @@ impl Reader<'_, '_> {
     }
 
     fn stmt_kind(&mut self) -> Option<StmtKind> {
+        const KEYWORDS: [&str; 9] = [
+            "skip", "print", "goto", "dead", "return", "assert", "assume", "while", "if",
+        ];
         let word = self.word();
-        let kind = match word {
-            "skip" => {
-                self.expect_kw("skip")?;
-                self.stmt_semi()?;
-                StmtKind::Skip
-            }
+        if !KEYWORDS.contains(&word) {
+            return if is_reserved(word) && word != "_" {
+                None
+            } else {
+                self.assign_or_call()
+            };
+        }
+        self.i += word.len();
+        self.last_end = self.i;
+        Some(match word {
+            "skip" => self.terminated(|_| Some(StmtKind::Skip))?,
             "print" => {
-                self.expect_kw("print")?;
                 self.punct("(")?;
-                let args = self.args_to(")")?;
-                self.stmt_semi()?;
-                StmtKind::Print(args)
+                StmtKind::Print(self.terminated(|r| r.args_to(")"))?)
             }
-            "goto" | "dead" => {
-                let dead = word == "dead";
-                self.expect_kw(if dead { "dead" } else { "goto" })?;
-                let ids = self.idents()?;
-                self.stmt_semi()?;
-                if dead {
-                    StmtKind::Dead(ids)
+            "goto" => StmtKind::Goto(self.terminated(Self::idents)?),
+            "dead" => StmtKind::Dead(self.terminated(Self::idents)?),
+            "return" => StmtKind::Return(self.terminated(|r| {
+                r.skip()?;
+                if r.at(";") || CLOSERS.contains(&r.word()) {
+                    Some(Vec::new())
                 } else {
-                    StmtKind::Goto(ids)
+                    r.expr_list()
                 }
-            }
-            "return" => {
-                self.expect_kw("return")?;
-                self.skip()?;
-                let vals = if self.at(";") || CLOSERS.contains(&self.word()) {
-                    Vec::new()
-                } else {
-                    self.expr_list()?
-                };
-                self.stmt_semi()?;
-                StmtKind::Return(vals)
-            }
-            "assert" | "assume" => {
-                let assert = word == "assert";
-                self.expect_kw(if assert { "assert" } else { "assume" })?;
-                let e = self.expr()?.expr;
-                self.stmt_semi()?;
-                if assert {
-                    StmtKind::Assert(e)
-                } else {
-                    StmtKind::Assume(e)
-                }
-            }
+            })?),
+            "assert" => StmtKind::Assert(self.terminated(Self::cond)?),
+            "assume" => StmtKind::Assume(self.terminated(Self::cond)?),
             "while" => {
-                self.expect_kw("while")?;
-                let cond = self.expr()?.expr;
+                let cond = self.cond()?;
                 self.expect_kw("do")?;
                 let body = self.stmt_seq()?;
                 self.expect_kw("od")?;
                 self.opt_semi()?;
                 StmtKind::While { cond, body }
             }
-            "if" => {
-                self.expect_kw("if")?;
+            _ => {
                 let mut arms = Vec::new();
                 loop {
-                    let cond = self.expr()?.expr;
+                    let cond = self.cond()?;
                     self.expect_kw("then")?;
                     arms.push(CondArm {
                         cond,
@@ -472,10 +454,19 @@ impl Reader<'_, '_> {
                 self.opt_semi()?;
                 StmtKind::If { arms, els }
             }
-            _ if is_reserved(word) && word != "_" => return None,
-            _ => self.assign_or_call()?,
-        };
-        Some(kind)
+        })
+    }
+
+    /// What `read` reads, then the statement's `;` (or a closing keyword).
+    fn terminated<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<T> {
+        let t = read(self)?;
+        self.stmt_semi()?;
+        Some(t)
+    }
+
+    /// An expression as a condition or operand of a statement.
+    fn cond(&mut self) -> Option<Expr> {
+        Some(self.expr()?.expr)
     }
 
     /// `lhs, ... := rhs, ... [constrain e];`, `lhs, ... := f(...);` or `f(...);`.
@@ -520,7 +511,7 @@ impl Reader<'_, '_> {
         self.reset(before);
         let rhs = self.expr_list()?;
         let constrain = match self.kw("constrain")? {
-            Some(_) => Some(self.expr()?.expr),
+            Some(_) => self.cond(),
             None => None,
         };
         self.stmt_semi()?;
@@ -549,9 +540,9 @@ impl Reader<'_, '_> {
     }
 
     fn expr_list(&mut self) -> Option<Vec<Expr>> {
-        let mut out = vec![self.expr()?.expr];
+        let mut out = vec![self.cond()?];
         while self.punct(",").is_some() {
-            out.push(self.expr()?.expr);
+            out.push(self.cond()?);
         }
         Some(out)
     }

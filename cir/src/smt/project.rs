@@ -328,34 +328,29 @@ impl Split {
 /// (unsigned)x >= 1` is `(unsigned)x >= 1`) are dropped, so that every atom newton takes from
 /// a projection is needed. The prover's deterministic queries decide.
 ///
-/// The disjuncts, and the conjuncts of each, come out in the order of their canonical text:
-/// the order Z3 gives them follows its internal numbering of terms, which the solver's
-/// configuration and the queries before change, and the predicates newton adds, hence the
-/// whole refinement, would follow that order.
+/// Every `||`/`&&` chain of the result comes in the order of its operands' canonical text, and
+/// of two disjuncts that imply each other the last in that order stays: the order Z3 gives
+/// them follows its internal numbering of terms, which the solver's configuration and the
+/// queries before change, and the predicates newton adds, hence the whole refinement, would
+/// follow that order.
 pub(super) fn tidy(prover: &super::Prover<'_>, e: Expr) -> Expr {
     let prog = prover.program();
-    let sorted = |xs: Vec<Expr>| {
-        let mut keyed: Vec<(String, Expr)> = xs
-            .into_iter()
-            .map(|x| (super::canonical(prog, &x), x))
-            .collect();
-        keyed.sort_by(|a, b| a.0.cmp(&b.0));
-        keyed.into_iter().map(|(_, x)| x)
-    };
-    let alts: Vec<Expr> = sorted(
-        e.operands(BinOp::LogOr)
-            .into_iter()
-            .map(|a| {
-                let cs = sorted(a.operands(BinOp::LogAnd));
-                Expr::join(
-                    BinOp::LogAnd,
-                    cs.filter(|c| !prover.is_valid(&[], c).is_valid()),
-                )
-                .unwrap_or_else(|| Expr::int(1, CType::INT))
-            })
-            .collect(),
-    )
-    .collect();
+    let alts: Vec<Expr> = in_canonical_order(prog, e)
+        .operands(BinOp::LogOr)
+        .into_iter()
+        .map(|a| {
+            let cs = a.operands(BinOp::LogAnd).into_iter();
+            Expr::join(
+                BinOp::LogAnd,
+                cs.filter(|c| !prover.is_valid(&[], c).is_valid()),
+            )
+            .unwrap_or_else(|| Expr::int(1, CType::INT))
+        })
+        .collect();
+    // Dropping conjuncts changes the texts: order the disjuncts again.
+    let alts = Expr::join(BinOp::LogOr, alts)
+        .map(|e| in_canonical_order(prog, e).operands(BinOp::LogOr))
+        .unwrap_or_default();
     let mut keep = vec![true; alts.len()];
     for i in 0..alts.len() {
         for j in 0..alts.len() {
@@ -370,14 +365,13 @@ pub(super) fn tidy(prover: &super::Prover<'_>, e: Expr) -> Expr {
             }
         }
     }
-    let e = Expr::join(
+    Expr::join(
         BinOp::LogOr,
         alts.into_iter()
             .zip(keep)
             .filter_map(|(a, k)| k.then_some(a)),
     )
-    .unwrap_or_else(|| Expr::int(0, CType::INT));
-    in_canonical_order(prog, e)
+    .unwrap_or_else(|| Expr::int(0, CType::INT))
 }
 
 /// `e` with the operands of every chain of `||` or `&&`, at any depth, in the order of their

@@ -99,9 +99,10 @@ fn asserting<'a>(solver: Solver, assertions: impl IntoIterator<Item = &'a Bool>)
 }
 
 /// A solver for one check of a query whose encoding is non-linear or divides, or not
-/// (`nonlinear_or_div`, from [`Encoder::nonlinear_or_div`](super::encode::Encoder::nonlinear_or_div):
-/// a product of non-constants, or integer division): Z3's default solver ([`solver_with`]) for those, which its tactics
-/// preprocess, and otherwise the solver of a [`SolverCx`] (for the logic `QF_AUFLIA` in integer
+/// (`nonlinear_or_div`, from
+/// [`Encoder::nonlinear_or_div`](super::encode::Encoder::nonlinear_or_div): a product of
+/// non-constants, or integer division): Z3's default solver ([`solver_with`]) for those, which
+/// its tactics preprocess, and otherwise the solver of a [`SolverCx`] (for the logic `QF_AUFLIA` in integer
 /// mode). Z3's default solver builds its portfolio of tactics, and its preprocessing reads its
 /// parameters by name, on every solver: on the linear queries of newton's refinements that cost
 /// more than the checks (half of newton's time on the drivers), and the two answer the same on
