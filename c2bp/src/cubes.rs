@@ -49,6 +49,9 @@ pub struct PredVar {
     pub name: String,
     /// The C condition it stands for (normalised).
     pub expr: Expr,
+    /// The condition's text (`Program::show_expr` of `expr`): its identity across
+    /// abstractions, in search keys and known cubes, printed once.
+    pub text: String,
     /// The cells the condition reads ([`crate::relevance`]).
     pub locs: Relevance,
 }
@@ -67,6 +70,8 @@ pub struct VarSet {
     /// The variables, in declaration order.
     pub vars: Vec<PredVar>,
     by_text: HashMap<String, usize>,
+    /// The relation among `vars` ([`relevance::Graph`]), made anew by each push.
+    graph: relevance::Graph,
 }
 
 impl VarSet {
@@ -75,8 +80,20 @@ impl VarSet {
         let expr = normalize(expr.clone());
         let text = prog.show_expr(&expr);
         let locs = Relevance::of(&expr, pts);
-        self.by_text.entry(text).or_insert(self.vars.len());
-        self.vars.push(PredVar { name, expr, locs });
+        self.by_text.entry(text.clone()).or_insert(self.vars.len());
+        self.vars.push(PredVar {
+            name,
+            expr,
+            text,
+            locs,
+        });
+        self.graph = relevance::Graph::new(self.vars.len());
+    }
+
+    /// The relation among the variables, for [`relevance::connected`] over them (or over them
+    /// followed by others).
+    pub fn graph(&self) -> &relevance::Graph {
+        &self.graph
     }
 
     /// The index of the variable whose expression has this normalised text.
@@ -85,9 +102,9 @@ impl VarSet {
     }
 
     /// The cube as [`Known`] literals (texts of the expressions).
-    pub fn cube_key(&self, prog: &Program, c: &Cube) -> Vec<(String, bool)> {
+    pub fn cube_key(&self, c: &Cube) -> Vec<(String, bool)> {
         c.iter()
-            .map(|&(i, b)| (prog.show_expr(&self.vars[i].expr), b))
+            .map(|&(i, b)| (self.vars[i].text.clone(), b))
             .collect()
     }
 
@@ -477,7 +494,7 @@ impl Enumerator<'_> {
     /// The variables related to `locs` (transitively, [`crate::relevance`]), in order.
     pub(crate) fn connected(&self, vs: &VarSet, locs: &Relevance) -> Vec<usize> {
         let vars: Vec<&Relevance> = vs.vars.iter().map(|v| &v.locs).collect();
-        relevance::connected(&vars, locs, vec![false; vars.len()], self.pts)
+        relevance::connected(&vs.graph, &vars, locs, vec![false; vars.len()], self.pts)
     }
 
     /// The variable of a condition `t op e` that the condition alone constrains, if its truth
@@ -590,10 +607,7 @@ impl Enumerator<'_> {
         }
         // The same question (φ over the same expressions) is answered once per procedure.
         let phi_text = self.prog.show_expr(&phi);
-        let texts: Vec<String> = rel
-            .iter()
-            .map(|&i| self.prog.show_expr(&vs.vars[i].expr))
-            .collect();
+        let texts: Vec<String> = rel.iter().map(|&i| vs.vars[i].text.clone()).collect();
         let key = search_key(&phi_text, texts.iter().map(String::as_str));
         let hit = match stats.memo.get(&key) {
             Some(a) => {

@@ -27,7 +27,7 @@
 //! for the edge right after the call (its source node has no other incoming edge), so
 //! `x := f#ret#3` can use them.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -304,6 +304,14 @@ struct FnCx<'s, 'a, 'c, 'z> {
     cx: &'c mut SolverCx<'z>,
     search: SearchStats,
     known: Vec<Vec<(String, bool)>>,
+    /// Each cube of `known` as it appears in an edge's key ([`FnCx::edge_key`]), and the cubes
+    /// by the text of each of their literals: built once per procedure, since an edge of a
+    /// state machine has hundreds of them in its key.
+    known_keys: Vec<String>,
+    known_by_text: HashMap<String, Vec<usize>>,
+    /// What an assignment to each lvalue does to the procedure's variables, by lvalue: the
+    /// edges of a state machine assign the same few lvalues over and over.
+    writes: std::cell::RefCell<HashMap<Expr, std::rc::Rc<Written>>>,
     f: &'a Function,
     own: &'a [Predicate],
     body: VarSet,
@@ -351,6 +359,9 @@ fn translate_in(sh: &Shared<'_>, cx: &mut SolverCx<'_>, fid: FuncId) -> ProcOut 
             ..SearchStats::default()
         },
         known: Vec::new(),
+        known_keys: Vec::new(),
+        known_by_text: HashMap::new(),
+        writes: Default::default(),
         f,
         own,
         body,
@@ -804,10 +815,17 @@ impl FnCx<'_, '_, '_, '_> {
         if !local.is_empty() {
             cubes.extend(self.local_cubes(&local, len.max(2)));
         }
-        self.known = cubes
-            .iter()
-            .map(|c| self.body.cube_key(self.sh.prog, c))
-            .collect();
+        self.known = cubes.iter().map(|c| self.body.cube_key(c)).collect();
+        self.known_keys = self.known.iter().map(|c| format!("|{c:?}")).collect();
+        self.known_by_text.clear();
+        for (n, c) in self.known.iter().enumerate() {
+            for (text, _) in c {
+                let at = self.known_by_text.entry(text.clone()).or_default();
+                if at.last() != Some(&n) {
+                    at.push(n);
+                }
+            }
+        }
         // A cube mixing a global and a local predicate is left out of `enforce` (it still
         // prunes the searches): `enforce` also holds right after a call returns, when the
         // callee has updated the global predicates but this procedure's local ones (which may
@@ -838,9 +856,8 @@ impl FnCx<'_, '_, '_, '_> {
     /// ([`crate::cubes::inconsistent_cubes_since`]) when the global predicates are those of the
     /// previous abstraction and its local ones are all still there.
     fn local_cubes(&mut self, local: &BTreeSet<usize>, max_len: usize) -> Vec<Cube> {
-        let prog = self.sh.prog;
         let g = self.sh.globals.vars.len();
-        let text = |v: &crate::cubes::PredVar| prog.show_expr(&v.expr);
+        let text = |v: &crate::cubes::PredVar| v.text.clone();
         let globals: Vec<String> = self.body.vars[..g].iter().map(text).collect();
         let locals: Vec<String> = self.body.vars[g..].iter().map(text).collect();
         let earlier = self
@@ -877,7 +894,7 @@ impl FnCx<'_, '_, '_, '_> {
             self.local_cubes = Some(LocalCubes {
                 globals,
                 locals,
-                cubes: cubes.iter().map(|c| self.body.cube_key(prog, c)).collect(),
+                cubes: cubes.iter().map(|c| self.body.cube_key(c)).collect(),
             });
         }
         cubes
@@ -977,6 +994,24 @@ impl FnCx<'_, '_, '_, '_> {
         alts
     }
 
+    /// What an assignment to `lhs` does to the variables of the procedure ([`Written`]).
+    fn written(&self, lhs: &Expr) -> std::rc::Rc<Written> {
+        let pts = self.sh.pts;
+        if let Some(w) = self.writes.borrow().get(lhs) {
+            return w.clone();
+        }
+        let vars: Vec<&PredVar> = self.body.vars.iter().collect();
+        let w = std::rc::Rc::new(Written {
+            reads: vars
+                .iter()
+                .map(|v| reads_alias(&v.expr, lhs, pts))
+                .collect(),
+            compares: compares_addresses(lhs, &vars, pts),
+        });
+        self.writes.borrow_mut().insert(lhs.clone(), w.clone());
+        w
+    }
+
     /// What the translation of edge `e` reads ([`crate::reuse`]): its vocabulary — the
     /// variables in its scope connected to the locations it reads or writes and to the
     /// predicates it may change (those reading a location it may write, or a call's result
@@ -1054,36 +1089,48 @@ impl FnCx<'_, '_, '_, '_> {
             }
         }
         let vars: Vec<&PredVar> = self.body.vars.iter().chain(&extra.vars).collect();
-        let seed = |v: &PredVar| {
-            writes.is_some_and(|lhs| reads_alias(&v.expr, lhs, pts))
-                || result.is_some_and(|r| mentions_var(&v.expr, r))
-                || mods.iter().any(|m| reads_any(pts, &v.expr, m))
-        };
-        if let (EdgeKind::Assign { .. }, Some(lhs)) = (&e.kind, writes) {
-            promote = compares_addresses(lhs, &vars, pts);
+        let written = writes.map(|lhs| self.written(lhs));
+        let seeds: Vec<bool> = vars
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let written_to = match (&written, writes) {
+                    (Some(w), _) if i < w.reads.len() => w.reads[i],
+                    (_, Some(lhs)) => reads_alias(&v.expr, lhs, pts),
+                    _ => false,
+                };
+                written_to
+                    || result.is_some_and(|r| mentions_var(&v.expr, r))
+                    || mods.iter().any(|m| reads_any(pts, &v.expr, m))
+            })
+            .collect();
+        if let (EdgeKind::Assign { .. }, Some(lhs), Some(w)) = (&e.kind, writes, &written) {
+            promote =
+                w.compares || compares_addresses(lhs, &extra.vars.iter().collect::<Vec<_>>(), pts);
         }
         if promote {
-            for v in vars.iter().filter(|v| seed(v)) {
+            for (v, _) in vars.iter().zip(&seeds).filter(|(_, s)| **s) {
                 locs.extend(&v.locs);
             }
             locs.promote();
         }
-        let voc = vocabulary(&vars, &locs, seed, pts);
+        let voc = vocabulary(self.body.graph(), &vars, &locs, |i| seeds[i], pts);
         let mut inside = vec![false; vars.len()];
-        let mut texts = std::collections::HashSet::new();
+        // A cube with any literal in the vocabulary: the statement's searches and the cubes it
+        // excludes read no other (a larger key only costs reuse). In `known`'s order.
+        let mut known: Vec<usize> = Vec::new();
         k.push('|');
         for &i in &voc {
             inside[i] = true;
-            let text = prog.show_expr(&vars[i].expr);
-            let _ = write!(k, "{}={text};", vars[i].name);
-            texts.insert(text);
-        }
-        // A cube with any literal in the vocabulary: the statement's searches and the cubes it
-        // excludes read no other (a larger key only costs reuse).
-        for c in &self.known {
-            if c.iter().any(|(t, _)| texts.contains(t)) {
-                let _ = write!(k, "|{c:?}");
+            let _ = write!(k, "{}={};", vars[i].name, vars[i].text);
+            if let Some(cubes) = self.known_by_text.get(&vars[i].text) {
+                known.extend(cubes);
             }
+        }
+        known.sort_unstable();
+        known.dedup();
+        for c in known {
+            k.push_str(&self.known_keys[c]);
         }
         for c in &self.mixed {
             if c.iter().any(|l| inside[l.0]) {
@@ -1360,6 +1407,15 @@ fn zero_globals(prog: &Program, e: &Expr) -> Expr {
         }
     }
     go(prog, e)
+}
+
+/// What an assignment to one lvalue does to the variables of a procedure (its own and the
+/// global ones, [`FnCx::written`]).
+struct Written {
+    /// Per variable, whether it reads a location the assignment may write.
+    reads: Vec<bool>,
+    /// Whether the weakest preconditions may compare addresses ([`compares_addresses`]).
+    compares: bool,
 }
 
 /// Whether Morris's axiom may compare addresses in the weakest precondition of an assignment to

@@ -531,11 +531,7 @@ fn global_enforce_cubes(
         max_queries: opts.max_queries,
     };
     let len = opts.enforce_len.max(2);
-    let texts: Vec<String> = globals
-        .vars
-        .iter()
-        .map(|v| prog.show_expr(&v.expr))
-        .collect();
+    let texts: Vec<String> = globals.vars.iter().map(|v| v.text.clone()).collect();
     let earlier = earlier_cubes
         .as_ref()
         .filter(|(old, _)| old.iter().all(|t| globals.find(t).is_some()))
@@ -553,12 +549,8 @@ fn global_enforce_cubes(
         prover.with_solver(|cx| en.inconsistent_cubes(cx, globals, must, len, known))
     });
     // Incomplete cubes are no base for an incremental search.
-    *earlier_cubes = (!capped).then(|| {
-        (
-            texts,
-            cubes.iter().map(|c| globals.cube_key(prog, c)).collect(),
-        )
-    });
+    *earlier_cubes =
+        (!capped).then(|| (texts, cubes.iter().map(|c| globals.cube_key(c)).collect()));
     if capped {
         tracing::warn!("the global inconsistent cubes stopped at their query budget");
     }

@@ -30,6 +30,7 @@
 //! makes a result weaker (more `*`), never wrong.
 
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 use cir::ir::{Expr, ExprKind};
 use cir::pointsto::{Cell, PointsTo};
@@ -164,29 +165,73 @@ fn overlaps(a: &BTreeSet<Cell>, b: &BTreeSet<Cell>, pts: &PointsTo) -> bool {
     })
 }
 
+/// The relation among a list of variables, filled in as [`connected`] needs it: the variables
+/// related to each one (its *row*), computed at most once. An abstraction asks for closures
+/// of the same variables once per statement and once per cube search; with the rows kept,
+/// each closure costs one [`Relevance::meets`] per variable for its seed and a graph search.
+#[derive(Debug, Clone, Default)]
+pub struct Graph {
+    rows: Vec<OnceLock<Vec<usize>>>,
+}
+
+impl Graph {
+    /// The relation among `n` variables, nothing computed yet.
+    pub fn new(n: usize) -> Graph {
+        Graph {
+            rows: (0..n).map(|_| OnceLock::new()).collect(),
+        }
+    }
+}
+
 /// The closure of relevance: the indices of `vars` related to `seed` or to a variable already
 /// in, transitively, starting from those `start` marks. In index order.
+///
+/// `graph` holds the relation among the first variables of `vars` (as many as it was made
+/// for, always the same ones); the variables after them are compared as the search meets
+/// them. Relatedness to a union of cells is relatedness to one of them, so this is the
+/// closure of the pairwise relation.
 pub fn connected(
+    graph: &Graph,
     vars: &[&Relevance],
     seed: &Relevance,
     start: Vec<bool>,
     pts: &PointsTo,
 ) -> Vec<usize> {
-    let mut reach = seed.clone();
+    let n = vars.len();
+    let known = graph.rows.len().min(n);
     let mut inside = start;
-    for (v, _) in vars.iter().zip(&inside).filter(|(_, i)| **i) {
-        reach.extend(v);
+    let mut todo: Vec<usize> = (0..n).filter(|&i| inside[i]).collect();
+    for i in 0..n {
+        if !inside[i] && vars[i].meets(seed, pts) {
+            inside[i] = true;
+            todo.push(i);
+        }
     }
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for (i, v) in vars.iter().enumerate() {
-            if !inside[i] && v.meets(&reach, pts) {
-                inside[i] = true;
-                reach.extend(v);
-                changed = true;
+    let visit = |j: usize, inside: &mut Vec<bool>, todo: &mut Vec<usize>| {
+        if !inside[j] {
+            inside[j] = true;
+            todo.push(j);
+        }
+    };
+    while let Some(i) = todo.pop() {
+        let rest = if i < known {
+            let row = graph.rows[i].get_or_init(|| {
+                (0..known)
+                    .filter(|&j| j != i && vars[j].meets(vars[i], pts))
+                    .collect()
+            });
+            for &j in row {
+                visit(j, &mut inside, &mut todo);
+            }
+            known..n
+        } else {
+            0..n
+        };
+        for j in rest {
+            if !inside[j] && vars[j].meets(vars[i], pts) {
+                visit(j, &mut inside, &mut todo);
             }
         }
     }
-    (0..vars.len()).filter(|&i| inside[i]).collect()
+    (0..n).filter(|&i| inside[i]).collect()
 }

@@ -53,18 +53,24 @@ pub type EdgeSlot = Option<(String, Arc<EdgeText>)>;
 pub type EdgeTexts = HashMap<FuncId, Vec<EdgeSlot>>;
 
 /// The indices of `vars` in the vocabulary seeded by the cells `locs` and by the variables
-/// for which `seed` holds: those, and transitively every variable related to one already in
+/// for whose index `seed` holds: those, and transitively every variable related to one already in
 /// ([`crate::relevance`], the relation of the cube searches). A variable that reads no cell at
 /// all is always in (nothing relates it, yet a search for its own meaning finds it by its text).
+/// `graph` is the relation among the first of `vars` ([`relevance::connected`]).
 pub fn vocabulary(
+    graph: &relevance::Graph,
     vars: &[&PredVar],
     locs: &Relevance,
-    seed: impl Fn(&PredVar) -> bool,
+    seed: impl Fn(usize) -> bool,
     pts: &PointsTo,
 ) -> Vec<usize> {
-    let start = vars.iter().map(|v| v.locs.is_empty() || seed(v)).collect();
+    let start = vars
+        .iter()
+        .enumerate()
+        .map(|(i, v)| v.locs.is_empty() || seed(i))
+        .collect();
     let cells: Vec<&Relevance> = vars.iter().map(|v| &v.locs).collect();
-    relevance::connected(&cells, locs, start, pts)
+    relevance::connected(graph, &cells, locs, start, pts)
 }
 
 /// Counters of statement reuse in one procedure.
