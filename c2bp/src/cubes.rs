@@ -668,14 +668,18 @@ impl Enumerator<'_> {
             max_queries: self.max_queries,
         };
         let unknowns_before = cx.unknowns();
+        let solver_before = cx.queries();
         let (mut pos, mut neg, capped, queries) = if covering {
             cx.isolated_session(&atoms, |s| search.by_generalization(s))
         } else {
-            cx.session(&atoms, |s| match seed {
-                Some(seed) => search.run(s, Some(seed)),
-                None => search
-                    .by_projection(s)
-                    .unwrap_or_else(|| search.run(s, None)),
+            cx.session(&atoms, |s| {
+                s.know_aliasing(self.pts);
+                match seed {
+                    Some(seed) => search.run(s, Some(seed)),
+                    None => search
+                        .by_projection(s)
+                        .unwrap_or_else(|| search.run(s, None)),
+                }
             })
         };
         // A covering answer leaves out minimal cubes (the seeds of later searches need them).
@@ -685,6 +689,7 @@ impl Enumerator<'_> {
         tracing::debug!(
             atoms = rel.len(),
             queries,
+            solver_calls = cx.queries() - solver_before,
             pos = pos.len(),
             neg = neg.len(),
             "cube search for {phi_text}"
@@ -742,6 +747,7 @@ impl Enumerator<'_> {
         let atoms: Vec<Expr> = vs.vars.iter().map(|v| v.expr.clone()).collect();
         let n = atoms.len();
         cx.session(&atoms, |s| {
+            s.know_aliasing(self.pts);
             // Unbounded length over few atoms: from the consistent valuations (model
             // enumeration), as `Search::by_projection` does for φ; the search below enumerates
             // every consistent cube (3^n of them) and took minutes at 17 atoms.

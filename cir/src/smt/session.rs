@@ -229,9 +229,12 @@ impl<'p> SolverCx<'p> {
             inds.push(a);
         }
         let mut s = Session {
+            prog: self.prog,
             solver: &self.solver,
             atoms: &inds,
             forms: Forms::of(self.prog, atoms),
+            blocks: 0,
+            scopes: Vec::new(),
             queries: 0,
             unknowns: 0,
         };
@@ -249,15 +252,36 @@ impl<'p> SolverCx<'p> {
 /// query only chooses which literals to assume). `Unknown` counts as "satisfiable" (not
 /// proved), as everywhere.
 pub struct Session<'s> {
+    prog: &'s Program,
     solver: &'s Solver,
     atoms: &'s [Bool],
     /// What the atoms say as tests of constants, for the answers that need no query.
     forms: Forms,
+    /// Blocking clauses asserted ([`Session::block`]), and their number at each open scope:
+    /// the syntactic answers do not see them, so "satisfiable" is only answered without any.
+    blocks: usize,
+    scopes: Vec<usize>,
     queries: u64,
     unknowns: u64,
 }
 
 impl Session<'_> {
+    /// Tells the session that its atoms' lvalues alias only where `pts` says they may: then a
+    /// conjunction of literals over tests and equalities of lvalues that cannot alias is
+    /// answered "satisfiable" without a query too, with a model (the `syntactic` module of
+    /// `cir::smt`).
+    pub fn know_aliasing(&mut self, pts: &crate::pointsto::PointsTo) {
+        self.forms.know_aliasing(pts);
+    }
+
+    /// The values of the atoms in a state where the literals hold, found without a query.
+    fn syntactic_model(&self, lits: &[(usize, bool)]) -> Option<Vec<bool>> {
+        if self.blocks > 0 {
+            return None;
+        }
+        self.forms.model(self.prog, lits)
+    }
+
     fn assume(&self, lits: &[(usize, bool)]) -> Vec<Bool> {
         lits.iter()
             .map(|&(i, pos)| {
@@ -287,10 +311,14 @@ impl Session<'_> {
     /// built: building one took 70% of c2bp's enumeration of inconsistent cubes.
     ///
     /// Literals that fix an lvalue to two constants, or contradict what such tests decide, are
-    /// answered without a query (the `syntactic` module of `cir::smt`).
+    /// answered without a query (the `syntactic` module of `cir::smt`), and so are literals
+    /// over lvalues that cannot alias, once the session knows it ([`Session::know_aliasing`]).
     pub fn check(&mut self, lits: &[(usize, bool)]) -> SatAnswer {
         if self.forms.conflict(lits).is_some() {
             return SatAnswer::Unsat;
+        }
+        if self.blocks == 0 && self.forms.satisfiable(self.prog, lits) {
+            return SatAnswer::Sat;
         }
         let assumptions = self.assume(lits);
         self.solve(&assumptions)
@@ -298,7 +326,14 @@ impl Session<'_> {
 
     /// Like [`Session::check`], with the value of every atom in a model when satisfiable.
     pub fn check_model(&mut self, lits: &[(usize, bool)]) -> (SatAnswer, Option<Vec<bool>>) {
-        let answer = self.check(lits);
+        if self.forms.conflict(lits).is_some() {
+            return (SatAnswer::Unsat, None);
+        }
+        if let Some(model) = self.syntactic_model(lits) {
+            return (SatAnswer::Sat, Some(model));
+        }
+        let assumptions = self.assume(lits);
+        let answer = self.solve(&assumptions);
         let model = (answer == SatAnswer::Sat)
             .then(|| self.solver.get_model())
             .flatten()
@@ -337,17 +372,22 @@ impl Session<'_> {
 
     /// Opens a scope for [`Session::block`] clauses.
     pub fn push(&mut self) {
+        self.scopes.push(self.blocks);
         self.solver.push();
     }
 
     /// Closes the innermost scope opened by [`Session::push`], dropping its clauses.
     pub fn pop(&mut self) {
+        if let Some(b) = self.scopes.pop() {
+            self.blocks = b;
+        }
         self.solver.pop(1);
     }
 
     /// Asserts that the conjunction of the literals does not hold (a blocking clause, for
     /// enumerating models), until the enclosing [`Session::push`] scope is popped.
     pub fn block(&mut self, lits: &[(usize, bool)]) {
+        self.blocks += 1;
         let neg: Vec<Bool> = self.assume(lits).iter().map(Bool::not).collect();
         let refs: Vec<&Bool> = neg.iter().collect();
         self.solver.assert(Bool::or(&refs));

@@ -15,10 +15,19 @@
 //! - lvalues are the same only when their expressions are equal, and the atoms of a session
 //!   are conditions on one state, so equal expressions have one value (two expressions that
 //!   may alias are simply different lvalues: an answer is missed, never wrong).
+//!
+//! Where the caller gives the points-to facts ([`Forms::know_aliasing`]), a conjunction of
+//! literals over read atoms whose lvalues cannot alias is also answered "satisfiable"
+//! ([`Forms::satisfiable`]) — the lvalues are then independent unknowns of their types, and a
+//! state fixes each to its constant or to a value no atom names — and, when that holds of
+//! every atom of the session, with the values of all the atoms in that state
+//! ([`Forms::model`]). A cube search over the states of a state machine asks this of every
+//! pair of states it excludes.
 
 use std::collections::HashMap;
 
 use crate::ir::{BinOp, Expr, ExprKind, Program};
+use crate::pointsto::PointsTo;
 use crate::types::CType;
 
 /// What an atom says, when it is a test of constants or an equality of lvalues.
@@ -39,6 +48,15 @@ pub(super) struct Forms {
     atoms: Vec<Option<Form>>,
     /// Whether some atom is read at all (most sessions have none: no literal can conflict).
     any: bool,
+    /// The lvalues, by the number the forms give them.
+    lvalues: Vec<Expr>,
+    /// The constants the atoms compare with, sorted.
+    constants: Vec<i128>,
+    /// Per pair of lvalues (row-major), whether they may alias, once the caller has said
+    /// ([`Forms::know_aliasing`]).
+    aliasing: Option<Vec<bool>>,
+    /// Whether [`Forms::model`] may answer: every atom read, and no two lvalues may alias.
+    independent: bool,
 }
 
 impl Forms {
@@ -50,7 +68,159 @@ impl Forms {
             out.push(form(prog, a, &mut lvalues));
         }
         let any = out.iter().any(Option::is_some);
-        Forms { atoms: out, any }
+        let mut by_number: Vec<(usize, Expr)> =
+            lvalues.into_iter().map(|(e, n)| (n, e.clone())).collect();
+        by_number.sort_by_key(|(n, _)| *n);
+        let mut constants: Vec<i128> = out
+            .iter()
+            .filter_map(|f| match f {
+                Some(Form::Test { value, .. }) => Some(*value),
+                _ => None,
+            })
+            .collect();
+        constants.sort_unstable();
+        constants.dedup();
+        Forms {
+            atoms: out,
+            any,
+            lvalues: by_number.into_iter().map(|(_, e)| e).collect(),
+            constants,
+            aliasing: None,
+            independent: false,
+        }
+    }
+
+    /// Lets [`Forms::satisfiable`] and [`Forms::model`] answer: which lvalues may alias by
+    /// `pts`.
+    pub(super) fn know_aliasing(&mut self, pts: &PointsTo) {
+        let ls = &self.lvalues;
+        let n = ls.len();
+        let mut aliasing = vec![false; n * n];
+        for i in 0..n {
+            for j in i + 1..n {
+                let may = pts.may_alias(&ls[i], &ls[j]);
+                aliasing[i * n + j] = may;
+                aliasing[j * n + i] = may;
+            }
+        }
+        self.independent = self.atoms.iter().all(Option::is_some) && !aliasing.contains(&true);
+        self.aliasing = Some(aliasing);
+    }
+
+    /// Whether the literals hold together in some state, shown without a query: every
+    /// literal's atom is read, no two of their lvalues may alias ([`Forms::know_aliasing`]),
+    /// and the values [`Forms::assign`] gives them satisfy the literals. (The other atoms
+    /// constrain nothing: a query only assumes their indicators.)
+    pub(super) fn satisfiable(&self, prog: &Program, lits: &[(usize, bool)]) -> bool {
+        let Some(aliasing) = &self.aliasing else {
+            return false;
+        };
+        let n = self.lvalues.len();
+        let mut read: Vec<usize> = Vec::with_capacity(2 * lits.len());
+        for &(a, _) in lits {
+            match self.atoms[a] {
+                Some(Form::Test { lvalue, .. }) => read.push(lvalue),
+                Some(Form::Same { a, b, .. }) => read.extend([a, b]),
+                None => return false,
+            }
+        }
+        read.sort_unstable();
+        read.dedup();
+        let apart = read
+            .iter()
+            .all(|&i| read.iter().all(|&j| i == j || !aliasing[i * n + j]));
+        apart
+            && self
+                .assign(prog, lits)
+                .is_some_and(|v| lits.iter().all(|&(a, t)| self.holds(&v, a) == Some(t)))
+    }
+
+    /// The values of all the atoms in a state where the literals hold, if every atom is read
+    /// and no two lvalues may alias ([`Forms::know_aliasing`]): the lvalues are then
+    /// independent unknowns of their types, and [`Forms::assign`]'s values make such a state
+    /// when they satisfy the literals. `None` otherwise.
+    pub(super) fn model(&self, prog: &Program, lits: &[(usize, bool)]) -> Option<Vec<bool>> {
+        if !self.independent {
+            return None;
+        }
+        let value = self.assign(prog, lits)?;
+        let model: Vec<bool> = (0..self.atoms.len())
+            .map(|a| self.holds(&value, a))
+            .collect::<Option<Vec<bool>>>()?;
+        lits.iter()
+            .all(|&(a, truth)| model[a] == truth)
+            .then_some(model)
+    }
+
+    /// The truth of atom `a` under values of the lvalues (`None`: not read).
+    fn holds(&self, value: &[i128], a: usize) -> Option<bool> {
+        Some(match self.atoms[a]? {
+            Form::Test {
+                lvalue,
+                value: c,
+                eq,
+            } => (value[lvalue] == c) == eq,
+            Form::Same { a, b, eq } => (value[a] == value[b]) == eq,
+        })
+    }
+
+    /// Values for the lvalues meant to satisfy the literals: each lvalue fixed by them takes
+    /// its constant, each other class of lvalues they hold equal takes a value of its type
+    /// that no atom names and no other class takes (so every test and equality they hold
+    /// false is false). Every value is within its lvalue's range (constants are, by
+    /// [`form`]). `None` when the literals conflict or no such values exist; the caller
+    /// checks the literals against the values.
+    fn assign(&self, prog: &Program, lits: &[(usize, bool)]) -> Option<Vec<i128>> {
+        let fixed = self.fixed(lits).ok()?;
+        let n = self.lvalues.len();
+        // Classes of the lvalues the literals hold equal (union-find, smallest representative).
+        let mut class: Vec<usize> = (0..n).collect();
+        fn find(class: &mut [usize], x: usize) -> usize {
+            let mut r = x;
+            while class[r] != r {
+                r = class[r];
+            }
+            class[x] = r;
+            r
+        }
+        for &(a, truth) in lits {
+            if let Some(Form::Same { a, b, eq }) = self.atoms[a]
+                && truth == eq
+            {
+                let (x, y) = (find(&mut class, a), find(&mut class, b));
+                class[x.max(y)] = x.min(y);
+            }
+        }
+        let mut value: Vec<Option<i128>> = vec![None; n];
+        for f in &fixed {
+            let r = find(&mut class, f.lvalue);
+            value[r] = Some(f.value);
+        }
+        // Unnamed values, one per free class: above every constant, or below, in range.
+        let mut next_up = self.constants.last().map_or(0, |c| c.saturating_add(1));
+        let mut next_down = self.constants.first().map_or(-1, |c| c.saturating_sub(1));
+        let mut out = Vec::with_capacity(n);
+        for l in 0..n {
+            let r = find(&mut class, l);
+            if value[r].is_none() {
+                let CType::Int(k) = self.lvalues[r].ty else {
+                    return None;
+                };
+                let (lo, hi) = k.range(prog.data_model);
+                let v = if next_up <= hi {
+                    next_up += 1;
+                    next_up - 1
+                } else if next_down >= lo {
+                    next_down -= 1;
+                    next_down + 1
+                } else {
+                    return None;
+                };
+                value[r] = Some(v);
+            }
+            out.push(value[r]?);
+        }
+        Some(out)
     }
 
     /// A subset of `lits` (atom position, truth value) that cannot hold together, in the
@@ -59,11 +229,18 @@ impl Forms {
         if !self.any {
             return None;
         }
+        self.fixed(lits).err()
+    }
+
+    /// The lvalues the literals fix to a constant, with the literals that fix each; `Err`
+    /// with a subset of `lits` (in their order) that cannot hold together, if the forms of
+    /// their atoms show one.
+    fn fixed(&self, lits: &[(usize, bool)]) -> Result<Vec<Fixed>, Vec<(usize, bool)>> {
         let form = |a: usize| self.atoms.get(a).copied().flatten();
         let core = |mut why: Vec<usize>| {
             why.sort_unstable();
             why.dedup();
-            Some(why.into_iter().map(|i| lits[i]).collect())
+            why.into_iter().map(|i| lits[i]).collect::<Vec<_>>()
         };
         // The lvalues the literals fix to a constant, each with the literals (indices in
         // `lits`) that fix it.
@@ -77,7 +254,7 @@ impl Forms {
                     Some(x) if fixed[x].value != value => {
                         let mut why = fixed[x].why.clone();
                         why.push(i);
-                        return core(why);
+                        return Err(core(why));
                     }
                     Some(_) => {}
                     None => fixed.push(Fixed {
@@ -89,7 +266,7 @@ impl Forms {
             }
         }
         if fixed.is_empty() {
-            return None;
+            return Ok(fixed);
         }
         // An equality of two lvalues held true carries a fixed value from one to the other,
         // to a fixpoint (each round fixes one more lvalue or ends it).
@@ -136,10 +313,10 @@ impl Forms {
             };
             if let Some(mut why) = why {
                 why.push(i);
-                return core(why);
+                return Err(core(why));
             }
         }
-        None
+        Ok(fixed)
     }
 }
 
@@ -331,6 +508,88 @@ mod tests {
             }
         }
         assert!(conflicts > 300, "only {conflicts} conflicts");
+    }
+
+    /// Every model is the valuation of the atoms in some state, and satisfies the literals
+    /// it was built for: checked by brute force over the constants and the values a model
+    /// takes for lvalues no literal fixes (the three past the largest constant). Where there
+    /// is a model, the literals are answered satisfiable.
+    #[test]
+    fn every_model_is_a_state_of_the_literals() {
+        let prog = program();
+        let atoms = [
+            "x == 3",
+            "x == 4",
+            "y == 3",
+            "y != 4",
+            "s->state == 8657",
+            "s->state == x",
+            "x == y",
+            "y != s->state",
+            "s->state != 3",
+        ];
+        let mut f = forms(&prog, &atoms);
+        let lits = [(0, true), (2, false)];
+        assert_eq!(
+            f.model(&prog, &lits),
+            None,
+            "no answer before aliasing is known"
+        );
+        f.know_aliasing(&crate::pointsto::PointsTo::analyze(&prog));
+        let eval = |a: usize, v: [i128; 3]| match a {
+            0 => v[0] == 3,
+            1 => v[0] == 4,
+            2 => v[1] == 3,
+            3 => v[1] != 4,
+            4 => v[2] == 8657,
+            5 => v[2] == v[0],
+            6 => v[0] == v[1],
+            7 => v[1] != v[2],
+            _ => v[2] != 3,
+        };
+        let domain = [3, 4, 8657, 8658, 8659, 8660];
+        let state_of = |m: &[bool]| {
+            domain.iter().any(|&x| {
+                domain.iter().any(|&y| {
+                    domain
+                        .iter()
+                        .any(|&z| (0..atoms.len()).all(|a| eval(a, [x, y, z]) == m[a]))
+                })
+            })
+        };
+        let mut rng = bp_testkit::prng::SplitMix64::new(12);
+        let mut models = 0;
+        for _ in 0..3000 {
+            let n = rng.below(5);
+            let lits: Vec<(usize, bool)> = (0..n)
+                .map(|_| (rng.below(atoms.len()), rng.coin()))
+                .collect();
+            let model = f.model(&prog, &lits);
+            if let Some(m) = &model {
+                models += 1;
+                assert!(lits.iter().all(|&(a, t)| m[a] == t), "{lits:?}: {m:?}");
+                assert!(state_of(m), "{lits:?}: {m:?} is no state");
+                assert_eq!(f.conflict(&lits), None);
+            }
+            // Over these atoms the two answer alike.
+            assert_eq!(f.satisfiable(&prog, &lits), model.is_some(), "{lits:?}");
+        }
+        assert!(models > 1500, "only {models} models");
+        // With an atom that is not read, there is no model, but literals that do not use it
+        // are still answered.
+        let mut h = forms(&prog, &["x == 3", "y == x", "x < y"]);
+        h.know_aliasing(&crate::pointsto::PointsTo::analyze(&prog));
+        assert_eq!(h.model(&prog, &[(0, true)]), None);
+        assert!(h.satisfiable(&prog, &[(0, true), (1, false)]));
+        assert!(!h.satisfiable(&prog, &[(0, true), (2, true)]));
+        // `*p` may be `x`: no model once the atoms read both.
+        let src = "int x; int *p; int main(void) { p = &x; return 0; }\n";
+        let prog = crate::load_test_source(src, &crate::LowerOptions::default());
+        let mut g = forms(&prog, &["x == 1", "*p == 2"]);
+        g.know_aliasing(&crate::pointsto::PointsTo::analyze(&prog));
+        assert_eq!(g.model(&prog, &[(0, true), (1, true)]), None);
+        assert!(!g.satisfiable(&prog, &[(0, true), (1, true)]));
+        assert!(g.satisfiable(&prog, &[(1, true)]));
     }
 
     #[test]
