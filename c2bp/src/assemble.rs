@@ -24,7 +24,7 @@ use crate::emit::ProcOut;
 /// it: a part unused by an assembly is dropped after it.
 #[derive(Debug, Default)]
 pub struct Parts {
-    parses: HashMap<String, (Procedure, u64)>,
+    parses: HashMap<String, Part>,
     /// Assemblies so far.
     round: u64,
     /// The text last returned and, for each of its procedures, where it was placed; `None`
@@ -40,6 +40,15 @@ pub struct Parts {
 
 /// A procedure of an assembly: its text, byte offset and lines before it.
 type Placed = (String, usize, u32);
+
+/// A part's parse, whether its text is the printer's form of it, and the last assembly that
+/// used it.
+#[derive(Debug)]
+struct Part {
+    alone: Procedure,
+    canonical: bool,
+    used: u64,
+}
 
 impl Parts {
     /// Takes back `program`, the parse of `text` that the last assembly returned (anything
@@ -77,7 +86,13 @@ pub fn parse_text(
 ) -> Result<(String, bp_grammar::ast::Program), C2bpError> {
     parts.last = None;
     let (parsed, placed) = match assemble(&text, head_len, at, procs, parts) {
-        Some((p, placed)) => (Ok(p), Some(placed)),
+        Some((p, placed, canonical)) => {
+            if canonical {
+                parts.last = Some((text.clone(), placed));
+                return Ok((text, p));
+            }
+            (Ok(p), Some(placed))
+        }
         None => (
             bp_grammar::parse_and_check(&text, &bp_grammar::ParseOptions::default()),
             None,
@@ -92,7 +107,8 @@ pub fn parse_text(
         C2bpError::Internal(msg)
     })?;
     // The text is written in the printer's canonical form, so the parsed program's positions
-    // are those of the text itself and callers (slam-run) need not parse it again. Where the
+    // are those of the text itself and callers (slam-run) need not parse it again (an assembly
+    // knows it from its parts, each printed once when first parsed). Where the
     // two differ — a chain of cubes long enough to be grouped for the parser's nesting bound
     // (`cubes::chain_text`), which the printer writes flatter — the printed text is parsed
     // once more.
@@ -117,56 +133,71 @@ pub fn parse_text(
 /// declarations, `text[..head_len]`) and the procedures (`procs`, each starting a line at its
 /// offset in `at`), each procedure from its head and its statements, a part parsed by the
 /// previous abstraction taken from `parsed` (which then holds this abstraction's), and where
-/// each procedure was placed. `None` when a part does not parse or the program does not pass
-/// the checker: the caller parses the whole text for the diagnostics.
+/// each procedure was placed, and whether the text is the printer's form of the result: its
+/// head is, each procedure follows one line break (as the printer separates sections after
+/// a header), and every part is (known since the part was first parsed; a procedure taken
+/// whole was part of a canonical assembly). `None` when a part does not parse or the program
+/// does not pass the checker: the caller parses the whole text for the diagnostics.
 fn assemble(
     text: &str,
     head_len: usize,
     at: &[usize],
     procs: &[ProcOut],
     parsed: &mut Parts,
-) -> Option<(bp_grammar::ast::Program, Vec<Placed>)> {
+) -> Option<(bp_grammar::ast::Program, Vec<Placed>, bool)> {
     let opts = bp_grammar::ParseOptions::default();
     let mut prog = bp_grammar::parse_with(&text[..head_len], &opts).ok()?;
     if !prog.procs.is_empty() {
         return None;
     }
+    let mut canonical = !prog.header.is_empty() && bp_grammar::print(&prog) == text[..head_len];
     parsed.round += 1;
     let round = parsed.round;
     let mut placed = Vec::with_capacity(procs.len());
     let mut lines = text[..head_len].matches('\n').count() as u32;
     let mut last = head_len;
     for (&at, p) in at.iter().zip(procs) {
-        lines += text[last..at].matches('\n').count() as u32;
-        last = at;
+        let gap = &text[last..at];
+        canonical &= gap == "\n";
+        lines += gap.matches('\n').count() as u32;
+        last = at + p.text.len();
+        placed.push((p.text.clone(), at, lines));
         let proc = match parsed.whole.remove(&p.text) {
             Some(mut proc) => {
                 parsed.taken += 1;
                 proc.shift_spans(at, lines);
+                lines += p.text.matches('\n').count() as u32;
                 // Its parts stay kept, for when it changes.
                 touch(&p.text, &p.stmt_starts, &mut parsed.parses, round);
                 proc
             }
             None => {
                 let mut part = |src: &str| -> Option<Procedure> {
-                    if let Some((alone, used)) = parsed.parses.get_mut(src) {
-                        *used = round;
-                        return Some(alone.clone());
+                    if let Some(part) = parsed.parses.get_mut(src) {
+                        part.used = round;
+                        canonical &= part.canonical;
+                        return Some(part.alone.clone());
                     }
-                    let alone = parse_one(src, &opts)?;
-                    parsed
-                        .parses
-                        .insert(src.to_string(), (alone.clone(), round));
+                    let (alone, is_canonical) = parse_one(src, &opts)?;
+                    canonical &= is_canonical;
+                    let part = Part {
+                        alone: alone.clone(),
+                        canonical: is_canonical,
+                        used: round,
+                    };
+                    parsed.parses.insert(src.to_string(), part);
                     Some(alone)
                 };
-                place(&p.text, &p.stmt_starts, at, lines, &mut part)?
+                let proc = place(&p.text, &p.stmt_starts, at, lines, &mut part)?;
+                lines += p.text.matches('\n').count() as u32;
+                proc
             }
         };
         prog.procs.push(proc);
-        placed.push((p.text.clone(), at, lines));
     }
     parsed.whole.clear();
-    parsed.parses.retain(|_, (_, used)| *used == round);
+    canonical &= last == text.len();
+    parsed.parses.retain(|_, part| part.used == round);
     prog.span = bp_grammar::Span {
         start: 0,
         end: text.len(),
@@ -176,16 +207,18 @@ fn assemble(
     let errors = bp_grammar::check(&prog, text)
         .into_iter()
         .any(|d| d.is_error());
-    (!errors).then_some((prog, placed))
+    (!errors).then_some((prog, placed, canonical))
 }
 
-/// The only procedure of `src` parsed alone (`None` when it does not parse or holds more).
-fn parse_one(src: &str, opts: &bp_grammar::ParseOptions) -> Option<Procedure> {
+/// The only procedure of `src` parsed alone (`None` when it does not parse or holds more),
+/// and whether `src` is the printer's form of it.
+fn parse_one(src: &str, opts: &bp_grammar::ParseOptions) -> Option<(Procedure, bool)> {
     let mut p = bp_grammar::parse_with(src, opts).ok()?;
     if p.procs.len() != 1 || !p.globals.is_empty() || !p.header.is_empty() {
         return None;
     }
-    p.procs.pop()
+    let canonical = bp_grammar::print(&p) == src;
+    Some((p.procs.pop()?, canonical))
 }
 
 /// The head of a procedure's text `piece` (everything before its first statement, at
@@ -255,20 +288,15 @@ fn chunks(starts: &[usize], body_end: usize) -> impl Iterator<Item = (usize, usi
 
 /// Marks the parts of the procedure `piece` (its statements starting at `starts`, see
 /// [`place`]) as used by assembly `round`, without placing them.
-fn touch(
-    piece: &str,
-    starts: &[usize],
-    parses: &mut HashMap<String, (Procedure, u64)>,
-    round: u64,
-) {
+fn touch(piece: &str, starts: &[usize], parses: &mut HashMap<String, Part>, round: u64) {
     let Some(body) = piece.strip_suffix(END) else {
         return;
     };
     let first = starts.first().copied().unwrap_or(body.len());
     let mut buf = String::new();
     let mut mark = |src: &str| {
-        if let Some((_, used)) = parses.get_mut(src) {
-            *used = round;
+        if let Some(part) = parses.get_mut(src) {
+            part.used = round;
         }
     };
     mark(head_source(&mut buf, piece, first));

@@ -169,20 +169,51 @@ const CHAIN: usize = 256;
 
 /// `parts` (at least two) joined by `op` in parentheses, as the printer writes a chain; a
 /// longer chain is grouped into chains of [`CHAIN`] operands, recursively, so that its nesting
-/// grows with the logarithm of its length and the `.bp` c2bp writes always parses.
+/// grows with the logarithm of its length and the `.bp` c2bp writes always parses. Written as
+/// the printer writes the grouped chain — a chain parses left-nested, and the printer writes
+/// a same-operator chain in its leftmost operand inline (`((a | b) | (c | d))` is
+/// `(a | b | (c | d))`) — so that the text is canonical and needs no second parse.
 pub(crate) fn chain_text(parts: Vec<String>, op: &str) -> String {
-    let sep = format!(" {op} ");
-    if parts.len() <= CHAIN {
-        return format!("({})", parts.join(&sep));
+    /// An operand of a grouped chain: a part, or a chain of at least two.
+    enum Operand {
+        Part(String),
+        Chain(Vec<Operand>),
     }
-    let groups: Vec<String> = parts
-        .chunks(CHAIN)
-        .map(|g| match g {
-            [one] => one.clone(),
-            _ => format!("({})", g.join(&sep)),
-        })
-        .collect();
-    chain_text(groups, op)
+    fn write(out: &mut String, ops: &[Operand], sep: &str) {
+        out.push('(');
+        inline(out, ops, sep);
+        out.push(')');
+    }
+    fn inline(out: &mut String, ops: &[Operand], sep: &str) {
+        for (i, o) in ops.iter().enumerate() {
+            if i > 0 {
+                out.push_str(sep);
+            }
+            match o {
+                Operand::Part(t) => out.push_str(t),
+                Operand::Chain(inner) if i == 0 => inline(out, inner, sep),
+                Operand::Chain(inner) => write(out, inner, sep),
+            }
+        }
+    }
+    let sep = format!(" {op} ");
+    let mut ops: Vec<Operand> = parts.into_iter().map(Operand::Part).collect();
+    while ops.len() > CHAIN {
+        let mut grouped = Vec::with_capacity(ops.len().div_ceil(CHAIN));
+        let mut rest = ops.into_iter().peekable();
+        while rest.peek().is_some() {
+            let mut group: Vec<Operand> = rest.by_ref().take(CHAIN).collect();
+            grouped.push(if group.len() == 1 {
+                group.pop().expect("one operand")
+            } else {
+                Operand::Chain(group)
+            });
+        }
+        ops = grouped;
+    }
+    let mut out = String::new();
+    write(&mut out, &ops, &sep);
+    out
 }
 
 /// `F_V(φ)` and `F_V(¬φ)`: the cubes found to imply φ and those found to imply ¬φ.
@@ -483,6 +514,52 @@ impl Covers {
     }
 }
 
+/// The models met by a cube search, in the order found, indexed by literal: the first one
+/// that satisfies a cube (the witness that spares a query) is found by intersecting the sets
+/// of models of its literals, a word of 64 models at a time, instead of scanning every model
+/// (a search over a state machine keeps thousands).
+#[derive(Default)]
+struct Models {
+    rows: Vec<Vec<bool>>,
+    /// Per atom and value, the set of models (bit `i`: model `i`) giving the atom that value.
+    by_lit: Vec<[Vec<u64>; 2]>,
+}
+
+impl Models {
+    fn push(&mut self, m: Vec<bool>) {
+        let i = self.rows.len();
+        if self.by_lit.len() < m.len() {
+            self.by_lit.resize_with(m.len(), Default::default);
+        }
+        let (word, bit) = (i / 64, 1u64 << (i % 64));
+        for (k, &v) in m.iter().enumerate() {
+            for side in &mut self.by_lit[k] {
+                if side.len() <= word {
+                    side.push(0);
+                }
+            }
+            self.by_lit[k][usize::from(v)][word] |= bit;
+        }
+        self.rows.push(m);
+    }
+
+    /// The first model (in the order found) in which every literal of `c` holds.
+    fn first_satisfying(&self, c: &Cube) -> Option<&Vec<bool>> {
+        let words = self.rows.len().div_ceil(64);
+        for w in 0..words {
+            // Bits past the last model are never set, and the empty cube meets model `64 w`.
+            let mut hit = u64::MAX;
+            for &(k, b) in c {
+                hit &= self.by_lit[k][usize::from(b)][w];
+            }
+            if hit != 0 {
+                return self.rows.get(w * 64 + hit.trailing_zeros() as usize);
+            }
+        }
+        None
+    }
+}
+
 fn insert_lit(c: &Cube, l: Lit) -> Cube {
     let mut out = c.clone();
     let at = out.partition_point(|x| x.0 < l.0);
@@ -639,7 +716,8 @@ impl Enumerator<'_> {
         } else {
             stats.prior.seed(&stats.scope, &phi_text, &texts)
         };
-        if seed.is_some() {
+        let seeded = seed.is_some();
+        if seeded {
             stats.seeded += 1;
         }
         // Session atoms: the connected variables, then φ.
@@ -669,6 +747,7 @@ impl Enumerator<'_> {
         };
         let unknowns_before = cx.unknowns();
         let solver_before = cx.queries();
+        let started = std::time::Instant::now();
         let (mut pos, mut neg, capped, queries) = if covering {
             cx.isolated_session(&atoms, |s| search.by_generalization(s))
         } else {
@@ -690,6 +769,8 @@ impl Enumerator<'_> {
             atoms = rel.len(),
             queries,
             solver_calls = cx.queries() - solver_before,
+            seeded,
+            ms = started.elapsed().as_secs_f64() * 1e3,
             pos = pos.len(),
             neg = neg.len(),
             "cube search for {phi_text}"
@@ -888,6 +969,10 @@ const MAX_PROJECTION_ATOMS: usize = 24;
 /// each, against a search that, past it, examines up to [`NODES_PER_QUERY`] × `max_queries`
 /// cubes (seconds to minutes at 17 atoms).
 const PROJECTION_BUDGET: u64 = 2048;
+
+/// A seeded search starts from the empty cube when its fresh atoms are at least one in this
+/// many of its atoms, else from the fresh atoms' literals (`Search::run`).
+const FRESH_SHARE_FOR_EMPTY_ROOT: usize = 4;
 
 /// The cube search examines at most this many cubes per allowed query: a cube answered by an
 /// earlier model costs no query but a scan of the cubes found and the models kept, and at
@@ -1161,7 +1246,13 @@ impl Search {
     /// The cube search (results over atom positions). With a [`Seed`] (a complete answer over
     /// the other atoms), its cubes are found already and the search starts from the literals of
     /// the fresh atoms instead of the empty cube: every other minimal cube contains one, and
-    /// is reached from it one literal at a time as from the empty cube.
+    /// is reached from it one literal at a time as from the empty cube. Those roots, though,
+    /// are not pruned by a witness as the empty cube's extensions are (`x != 4433` for a fresh
+    /// `x == 4433` agrees with nearly every model, and each of its extensions is examined), so
+    /// when the fresh atoms are a large share of all ([`FRESH_SHARE_FOR_EMPTY_ROOT`]) the search
+    /// starts from the empty cube with the seed's cubes found already: they only prune
+    /// supersets of minimal cubes, which lie on no path to another minimal cube (every cube on
+    /// the path to `d` is a subset of `d`). A complete search finds the same cubes either way.
     fn run(&self, s: &mut Session<'_>, seed: Option<Seed>) -> (Vec<Cube>, Vec<Cube>, bool, u64) {
         let mut pos: Vec<Cube> = Vec::new();
         let mut neg: Vec<Cube> = Vec::new();
@@ -1173,8 +1264,8 @@ impl Search {
         let mut sides: HashMap<Cube, (bool, bool)> = HashMap::new();
         // Models of ¬φ (resp. φ) over the atoms found so far: any one that satisfies a cube
         // shows, without a query, that the cube does not imply φ (resp. ¬φ) and is consistent.
-        let mut models_pos: Vec<Vec<bool>> = Vec::new();
-        let mut models_neg: Vec<Vec<bool>> = Vec::new();
+        let mut models_pos = Models::default();
+        let mut models_neg = Models::default();
         let roots: Vec<Cube> = match seed {
             None => vec![Vec::new()],
             Some(seed) => {
@@ -1182,6 +1273,8 @@ impl Search {
                 neg = seed.neg;
                 if self.max_len == Some(0) {
                     Vec::new()
+                } else if seed.fresh.len() * FRESH_SHARE_FOR_EMPTY_ROOT >= self.goal {
+                    vec![Vec::new()]
                 } else {
                     seed.fresh
                         .iter()
@@ -1213,12 +1306,7 @@ impl Search {
             }
             let mut lits = c.clone();
             // A model found earlier that satisfies `c` is a witness without a query.
-            let witness_in = |models: &Vec<Vec<bool>>| {
-                models
-                    .iter()
-                    .find(|m| c.iter().all(|&(k, b)| m[k] == b))
-                    .cloned()
-            };
+            let witness_in = |models: &Models| models.first_satisfying(&c).cloned();
             // φ side: c ∧ ¬φ
             let mut wit_pos: Option<Option<Vec<bool>>> = None;
             if node.pos
@@ -1340,6 +1428,30 @@ mod tests {
         }
     }
 
+    #[test]
+    fn models_find_the_first_model_of_a_cube_as_a_scan_does() {
+        let mut rng = bp_testkit::prng::SplitMix64::new(7);
+        let mut models = Models::default();
+        for round in 0..300 {
+            let m: Vec<bool> = (0..10).map(|_| rng.coin()).collect();
+            models.push(m);
+            for _ in 0..20 {
+                let mut c: Cube = Vec::new();
+                for _ in 0..rng.below(4) {
+                    let l = (rng.below(10), rng.coin());
+                    if !c.iter().any(|x| x.0 == l.0) {
+                        c = insert_lit(&c, l);
+                    }
+                }
+                let scan = models
+                    .rows
+                    .iter()
+                    .find(|m| c.iter().all(|&(k, b)| m[k] == b));
+                assert_eq!(models.first_satisfying(&c), scan, "round {round}, {c:?}");
+            }
+        }
+    }
+
     /// A `.bp` whose `main` assumes `cond`.
     fn program(vars: usize, cond: &str) -> String {
         let names: Vec<String> = (0..vars).map(|i| format!("b{i}")).collect();
@@ -1347,6 +1459,14 @@ mod tests {
             "void main() begin decl {}; assume {cond}; end",
             names.join(", ")
         )
+    }
+
+    /// The printer's text of the condition `main` of a [`program`] assumes.
+    fn assumed(p: &bp_grammar::ast::Program) -> String {
+        match &p.procs[0].body[0].kind {
+            bp_grammar::ast::StmtKind::Assume(e) => bp_grammar::print::print_expr(e),
+            k => panic!("not an assume: {k:?}"),
+        }
     }
 
     #[test]
@@ -1359,8 +1479,15 @@ mod tests {
         let flat = format!("({})", parts.join(" | "));
         assert!(bp_grammar::parse(&program(40, &flat)).is_err());
         let p = bp_grammar::parse(&program(40, &text)).expect("the grouped chain parses");
-        // And so does the printer's form of it, which slam-run reads back.
-        bp_grammar::parse(&bp_grammar::print::print(&p)).expect("the printed chain parses");
+        // In the printer's form, so that it is read once.
+        assert_eq!(assumed(&p), text);
+        // Also past one level of grouping.
+        let n = CHAIN * CHAIN + 7;
+        let parts: Vec<String> = (0..n).map(|i| format!("b{}", i % 40)).collect();
+        let text = chain_text(parts, "|");
+        assert_eq!(text.matches(" | ").count(), n - 1, "every operand once");
+        let p = bp_grammar::parse(&program(40, &text)).expect("the grouped chain parses");
+        assert_eq!(assumed(&p), text);
         // A short chain is the printer's own flat form.
         let short: Vec<String> = (0..5).map(|i| format!("b{i}")).collect();
         assert_eq!(chain_text(short, "&"), "(b0 & b1 & b2 & b3 & b4)");
