@@ -1000,14 +1000,18 @@ impl FnCx<'_, '_, '_, '_> {
         if let Some(w) = self.writes.borrow().get(lhs) {
             return w.clone();
         }
-        let vars: Vec<&PredVar> = self.body.vars.iter().collect();
-        let w = std::rc::Rc::new(Written {
-            reads: vars
-                .iter()
-                .map(|v| reads_alias(&v.expr, lhs, pts))
-                .collect(),
-            compares: compares_addresses(lhs, &vars, pts),
-        });
+        let mut compares = compares_own_address(lhs, pts);
+        let reads = self
+            .body
+            .vars
+            .iter()
+            .map(|v| {
+                let (reads, elsewhere) = aliasing(&v.expr, lhs, pts);
+                compares |= elsewhere;
+                reads
+            })
+            .collect();
+        let w = std::rc::Rc::new(Written { reads, compares });
         self.writes.borrow_mut().insert(lhs.clone(), w.clone());
         w
     }
@@ -1424,6 +1428,12 @@ struct Written {
 /// `lhs` without being `lhs` itself. Such a comparison reads as values the pointers the two
 /// locations are reached through.
 fn compares_addresses(lhs: &Expr, vars: &[&PredVar], pts: &PointsTo) -> bool {
+    compares_own_address(lhs, pts) || vars.iter().any(|v| aliasing(&v.expr, lhs, pts).1)
+}
+
+/// The part of [`compares_addresses`] that depends on `lhs` alone: a structure or array, or a
+/// location of its own address that it may overwrite.
+fn compares_own_address(lhs: &Expr, pts: &PointsTo) -> bool {
     if matches!(lhs.ty, CType::Struct(_) | CType::Array(..)) {
         return true;
     }
@@ -1431,9 +1441,19 @@ fn compares_addresses(lhs: &Expr, vars: &[&PredVar], pts: &PointsTo) -> bool {
     for c in lhs.children() {
         c.walk(&mut |x| hit |= x.is_lvalue() && pts.may_alias(lhs, x));
     }
-    for v in vars {
-        v.expr
-            .walk(&mut |x| hit |= x.is_lvalue() && x != lhs && pts.may_alias(lhs, x));
-    }
     hit
+}
+
+/// Whether `e` reads a location an assignment to `lhs` may write ([`reads_alias`]), and
+/// whether one such location is not `lhs` itself (then Morris's axiom compares addresses):
+/// one walk for both.
+fn aliasing(e: &Expr, lhs: &Expr, pts: &PointsTo) -> (bool, bool) {
+    let (mut reads, mut elsewhere) = (false, false);
+    e.walk(&mut |x| {
+        if x.is_lvalue() && pts.may_alias(lhs, x) {
+            reads = true;
+            elsewhere |= x != lhs;
+        }
+    });
+    (reads, elsewhere)
 }
