@@ -454,26 +454,22 @@ mod tests {
         assert_eq!(f.conflict(&[(0, false), (1, true), (2, false)]), None);
     }
 
-    /// Every conflict is a subset of the literals that no valuation satisfies: checked by
-    /// brute force over the constants of the atoms and three values none of them names
-    /// (enough for equalities: an lvalue equal to no constant can take a fresh value).
-    #[test]
-    fn every_conflict_is_unsatisfiable() {
-        let prog = program();
-        let atoms = [
-            "x == 3",
-            "x == 4",
-            "y == 3",
-            "y != 4",
-            "s->state == 8657",
-            "s->state == x",
-            "x == y",
-            "y != s->state",
-            "s->state != 3",
-        ];
-        let f = forms(&prog, &atoms);
-        // The atoms as functions of (x, y, s->state).
-        let eval = |a: usize, v: [i128; 3]| match a {
+    /// Atoms over `x`, `y` and `s->state` for the brute-force tests.
+    const ATOMS: [&str; 9] = [
+        "x == 3",
+        "x == 4",
+        "y == 3",
+        "y != 4",
+        "s->state == 8657",
+        "s->state == x",
+        "x == y",
+        "y != s->state",
+        "s->state != 3",
+    ];
+
+    /// Atom `a` of [`ATOMS`] at the values `v` of (x, y, s->state).
+    fn eval(a: usize, v: [i128; 3]) -> bool {
+        match a {
             0 => v[0] == 3,
             1 => v[0] == 4,
             2 => v[1] == 3,
@@ -483,7 +479,17 @@ mod tests {
             6 => v[0] == v[1],
             7 => v[1] != v[2],
             _ => v[2] != 3,
-        };
+        }
+    }
+
+    /// Every conflict is a subset of the literals that no valuation satisfies: checked by
+    /// brute force over the constants of the atoms and three values none of them names
+    /// (enough for equalities: an lvalue equal to no constant can take a fresh value).
+    #[test]
+    fn every_conflict_is_unsatisfiable() {
+        let prog = program();
+        let atoms = ATOMS;
+        let f = forms(&prog, &atoms);
         let domain = [3, 4, 8657, -1, -2, -3];
         let satisfiable = |lits: &[(usize, bool)]| {
             domain.iter().any(|&x| {
@@ -517,17 +523,7 @@ mod tests {
     #[test]
     fn every_model_is_a_state_of_the_literals() {
         let prog = program();
-        let atoms = [
-            "x == 3",
-            "x == 4",
-            "y == 3",
-            "y != 4",
-            "s->state == 8657",
-            "s->state == x",
-            "x == y",
-            "y != s->state",
-            "s->state != 3",
-        ];
+        let atoms = ATOMS;
         let mut f = forms(&prog, &atoms);
         let lits = [(0, true), (2, false)];
         assert_eq!(
@@ -536,17 +532,6 @@ mod tests {
             "no answer before aliasing is known"
         );
         f.know_aliasing(&crate::pointsto::PointsTo::analyze(&prog));
-        let eval = |a: usize, v: [i128; 3]| match a {
-            0 => v[0] == 3,
-            1 => v[0] == 4,
-            2 => v[1] == 3,
-            3 => v[1] != 4,
-            4 => v[2] == 8657,
-            5 => v[2] == v[0],
-            6 => v[0] == v[1],
-            7 => v[1] != v[2],
-            _ => v[2] != 3,
-        };
         let domain = [3, 4, 8657, 8658, 8659, 8660];
         let state_of = |m: &[bool]| {
             domain.iter().any(|&x| {
