@@ -533,9 +533,47 @@ pub fn local_names(p: &Procedure) -> Vec<&str> {
         .collect()
 }
 
+/// Orders already found by [`force`], by its arguments. The refinement loop lowers one
+/// program after another in which most procedures (and often the globals' hyperedges) are
+/// unchanged; FORCE is a pure function of its arguments, so a remembered order is the one it
+/// would find again. Emptied when it holds [`FORCE_MEMO_EDGES`] hyperedges.
+static FORCE_MEMO: std::sync::Mutex<Option<ForceMemo>> = std::sync::Mutex::new(None);
+
+/// The orders of [`FORCE_MEMO`] and the number of hyperedges its keys hold.
+type ForceMemo = (
+    HashMap<(usize, Vec<Vec<usize>>), Vec<usize>, foldhash::fast::FixedState>,
+    usize,
+);
+
+/// At most this many hyperedges in the keys of [`FORCE_MEMO`] (about 8 MB).
+const FORCE_MEMO_EDGES: usize = 1 << 17;
+
 /// FORCE over `n` variables (declaration order `0..n`) and the hyperedges `edges`: the order
-/// found, or the declaration order unless FORCE shortens the total span by the margin `GAIN`.
+/// found, or the declaration order unless FORCE shortens the total span by the margin `GAIN`;
+/// remembered ([`FORCE_MEMO`]).
 fn force(n: usize, edges: Vec<Vec<usize>>) -> Vec<usize> {
+    let key = (n, edges);
+    if let Ok(memo) = FORCE_MEMO.lock()
+        && let Some((orders, _)) = memo.as_ref()
+        && let Some(order) = orders.get(&key)
+    {
+        return order.clone();
+    }
+    let order = force_afresh(key.0, &key.1);
+    if let Ok(mut memo) = FORCE_MEMO.lock() {
+        let (orders, held) = memo.get_or_insert_with(Default::default);
+        if *held + key.1.len() > FORCE_MEMO_EDGES {
+            orders.clear();
+            *held = 0;
+        }
+        *held += key.1.len();
+        orders.insert(key, order.clone());
+    }
+    order
+}
+
+/// [`force`] itself.
+fn force_afresh(n: usize, edges: &[Vec<usize>]) -> Vec<usize> {
     let identity: Vec<usize> = (0..n).collect();
     if edges.is_empty() {
         return identity;
@@ -547,7 +585,7 @@ fn force(n: usize, edges: Vec<Vec<usize>>) -> Vec<usize> {
         }
     }
     let declared: Vec<f64> = (0..n).map(|i| i as f64).collect();
-    let base = span(&edges, &declared);
+    let base = span(edges, &declared);
     let mut pos = declared.clone();
     let mut best = (base, identity.clone());
     for _ in 0..ROUNDS {
@@ -573,7 +611,7 @@ fn force(n: usize, edges: Vec<Vec<usize>>) -> Vec<usize> {
         for (k, v) in order.iter().enumerate() {
             pos[*v] = k as f64;
         }
-        let s = span(&edges, &pos);
+        let s = span(edges, &pos);
         if s < best.0 {
             best = (s, order);
         } else if s > best.0 * 1.5 {
@@ -611,6 +649,37 @@ mod tests {
                     stack.push(b);
                 }
                 _ => {}
+            }
+        }
+    }
+
+    /// A remembered order is the one FORCE finds afresh, for the same hyperedges over another
+    /// number of variables too, and after the memo was emptied.
+    #[test]
+    fn remembered_orders_are_those_found_afresh() {
+        let mut rng = bp_testkit::prng::SplitMix64::new(9);
+        let mut cases: Vec<(usize, Vec<Vec<usize>>)> = Vec::new();
+        for _ in 0..40 {
+            let n = 3 + rng.below(8);
+            let edges: Vec<Vec<usize>> = (0..1 + rng.below(12))
+                .map(|_| (0..2 + rng.below(2)).map(|_| rng.below(n)).collect())
+                .collect();
+            cases.push((n + 2, edges.clone()));
+            cases.push((n, edges));
+        }
+        for round in 0..3 {
+            for (n, edges) in &cases {
+                let afresh = force_afresh(*n, edges);
+                assert_eq!(
+                    force(*n, edges.clone()),
+                    afresh,
+                    "round {round}: {n} {edges:?}"
+                );
+            }
+            if round == 1
+                && let Ok(mut memo) = FORCE_MEMO.lock()
+            {
+                *memo = None;
             }
         }
     }
