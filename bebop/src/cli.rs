@@ -204,6 +204,7 @@ fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         trace_budget: None,
         invariant_hide: Vec::new(),
         invariant_at: None,
+        remember_orders: false,
     };
     let outcome = match verify(&prog, &opts) {
         Ok(o) => o,

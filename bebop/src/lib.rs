@@ -81,6 +81,10 @@ pub struct Options {
     /// invariant; an empty label names the procedure's first statement (its entry state).
     /// `None`: every statement.
     pub invariant_at: Option<Vec<(String, String)>>,
+    /// Remember the variable orders found (by their inputs) for later calls in this process:
+    /// for a caller that checks program after program whose procedures mostly did not change
+    /// (the refinement loop). Off for a one-off check, which would only hold the memory.
+    pub remember_orders: bool,
 }
 
 /// The answer.
@@ -260,7 +264,9 @@ pub fn verify(prog: &Program, opts: &Options) -> Result<Outcome, BebopError> {
 
 fn verify_here(prog: &Program, opts: &Options) -> Result<Outcome, BebopError> {
     let t0 = Instant::now();
-    let model = lower::lower(prog, &opts.property, opts.source.as_deref())?;
+    let model = order::remembering(opts.remember_orders, || {
+        lower::lower(prog, &opts.property, opts.source.as_deref())
+    })?;
     let t1 = Instant::now();
     tracing::info!(
         procedures = model.procs.len(),

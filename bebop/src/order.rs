@@ -533,40 +533,66 @@ pub fn local_names(p: &Procedure) -> Vec<&str> {
         .collect()
 }
 
+thread_local! {
+    /// Whether [`force`] uses [`FORCE_MEMO`] on this thread ([`remembering`]).
+    static REMEMBER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with [`FORCE_MEMO`] in use on this thread when `on` (the refinement loop's
+/// lowerings); a one-off lowering gains nothing from it and would only hold its memory.
+pub fn remembering<R>(on: bool, f: impl FnOnce() -> R) -> R {
+    let before = REMEMBER.replace(on);
+    let r = f();
+    REMEMBER.set(before);
+    r
+}
+
 /// Orders already found by [`force`], by its arguments. The refinement loop lowers one
 /// program after another in which most procedures (and often the globals' hyperedges) are
 /// unchanged; FORCE is a pure function of its arguments, so a remembered order is the one it
-/// would find again. Emptied when it holds [`FORCE_MEMO_EDGES`] hyperedges.
+/// would find again. Emptied when it holds [`FORCE_MEMO_EDGES`] hyperedges; a call with more
+/// than an eighth of that is not remembered.
 static FORCE_MEMO: std::sync::Mutex<Option<ForceMemo>> = std::sync::Mutex::new(None);
 
-/// The orders of [`FORCE_MEMO`] and the number of hyperedges its keys hold.
+/// The orders of [`FORCE_MEMO`], by the number of variables and the hyperedges flattened
+/// (each edge's length, then its variables: one allocation per key), and the number of
+/// hyperedges its keys hold.
 type ForceMemo = (
-    HashMap<(usize, Vec<Vec<usize>>), Vec<usize>, foldhash::fast::FixedState>,
+    HashMap<Vec<usize>, Vec<usize>, foldhash::fast::FixedState>,
     usize,
 );
 
-/// At most this many hyperedges in the keys of [`FORCE_MEMO`] (about 8 MB).
-const FORCE_MEMO_EDGES: usize = 1 << 17;
+/// At most this many hyperedges in the keys of [`FORCE_MEMO`] (about 1 MB).
+const FORCE_MEMO_EDGES: usize = 1 << 15;
 
 /// FORCE over `n` variables (declaration order `0..n`) and the hyperedges `edges`: the order
 /// found, or the declaration order unless FORCE shortens the total span by the margin `GAIN`;
 /// remembered ([`FORCE_MEMO`]).
 fn force(n: usize, edges: Vec<Vec<usize>>) -> Vec<usize> {
-    let key = (n, edges);
+    // A program far larger than the memo is lowered once, not refined: not worth holding.
+    if !REMEMBER.get() || edges.len() > FORCE_MEMO_EDGES / 8 {
+        return force_afresh(n, &edges);
+    }
+    let mut key = Vec::with_capacity(1 + edges.iter().map(|e| 1 + e.len()).sum::<usize>());
+    key.push(n);
+    for e in &edges {
+        key.push(e.len());
+        key.extend(e);
+    }
     if let Ok(memo) = FORCE_MEMO.lock()
         && let Some((orders, _)) = memo.as_ref()
         && let Some(order) = orders.get(&key)
     {
         return order.clone();
     }
-    let order = force_afresh(key.0, &key.1);
+    let order = force_afresh(n, &edges);
     if let Ok(mut memo) = FORCE_MEMO.lock() {
         let (orders, held) = memo.get_or_insert_with(Default::default);
-        if *held + key.1.len() > FORCE_MEMO_EDGES {
+        if *held + edges.len() > FORCE_MEMO_EDGES {
             orders.clear();
             *held = 0;
         }
-        *held += key.1.len();
+        *held += edges.len();
         orders.insert(key, order.clone());
     }
     order
@@ -667,6 +693,7 @@ mod tests {
             cases.push((n + 2, edges.clone()));
             cases.push((n, edges));
         }
+        let _on = REMEMBER.replace(true);
         for round in 0..3 {
             for (n, edges) in &cases {
                 let afresh = force_afresh(*n, edges);

@@ -526,6 +526,7 @@ impl<'r> Cegar<'r> {
         let t = Stopwatch::start();
         let opts = bebop::Options {
             program_name: abs.file("bp"),
+            remember_orders: true,
             ..bebop::Options::default()
         };
         let outcome =
@@ -873,6 +874,7 @@ impl<'r> Cegar<'r> {
         let mut edge = path.get(blocking).map(|s| s.edge);
         let opts = bebop::Options {
             program_name: abs.file("bp"),
+            remember_orders: true,
             ..bebop::Options::default()
         };
         it.traces_end = loop {

@@ -178,6 +178,7 @@ fn bebop_verdict(out: &c2bp::Output) -> String {
         trace_budget: None,
         invariant_hide: Vec::new(),
         invariant_at: None,
+        remember_orders: false,
     };
     match std::panic::catch_unwind(|| bebop::verify(&out.program, &opts)) {
         Ok(Ok(o)) if o.verdict.is_safe() => "safe".into(),
