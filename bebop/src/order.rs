@@ -538,8 +538,9 @@ thread_local! {
     static REMEMBER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Runs `f` with [`FORCE_MEMO`] in use on this thread when `on` (the refinement loop's
-/// lowerings); a one-off lowering gains nothing from it and would only hold its memory.
+/// Runs `f` with FORCE's orders remembered (and looked up) on this thread when `on`: for the
+/// refinement loop's lowerings, whose procedures mostly did not change since the last one; a
+/// one-off lowering gains nothing from it and would only hold the memory.
 pub fn remembering<R>(on: bool, f: impl FnOnce() -> R) -> R {
     let before = REMEMBER.replace(on);
     let r = f();
