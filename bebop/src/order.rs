@@ -542,10 +542,15 @@ thread_local! {
 /// refinement loop's lowerings, whose procedures mostly did not change since the last one; a
 /// one-off lowering gains nothing from it and would only hold the memory.
 pub fn remembering<R>(on: bool, f: impl FnOnce() -> R) -> R {
-    let before = REMEMBER.replace(on);
-    let r = f();
-    REMEMBER.set(before);
-    r
+    /// Puts the flag back as it was, also when `f` unwinds.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            REMEMBER.set(self.0);
+        }
+    }
+    let _restore = Restore(REMEMBER.replace(on));
+    f()
 }
 
 /// Orders already found by [`force`], by its arguments. The refinement loop lowers one
@@ -694,22 +699,23 @@ mod tests {
             cases.push((n + 2, edges.clone()));
             cases.push((n, edges));
         }
-        let _on = REMEMBER.replace(true);
-        for round in 0..3 {
-            for (n, edges) in &cases {
-                let afresh = force_afresh(*n, edges);
-                assert_eq!(
-                    force(*n, edges.clone()),
-                    afresh,
-                    "round {round}: {n} {edges:?}"
-                );
+        remembering(true, || {
+            for round in 0..3 {
+                for (n, edges) in &cases {
+                    let afresh = force_afresh(*n, edges);
+                    assert_eq!(
+                        force(*n, edges.clone()),
+                        afresh,
+                        "round {round}: {n} {edges:?}"
+                    );
+                }
+                if round == 1
+                    && let Ok(mut memo) = FORCE_MEMO.lock()
+                {
+                    *memo = None;
+                }
             }
-            if round == 1
-                && let Ok(mut memo) = FORCE_MEMO.lock()
-            {
-                *memo = None;
-            }
-        }
+        });
     }
 
     #[test]

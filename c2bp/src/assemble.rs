@@ -108,10 +108,9 @@ pub fn parse_text(
     })?;
     // The text is written in the printer's canonical form, so the parsed program's positions
     // are those of the text itself and callers (slam-run) need not parse it again (an assembly
-    // knows it from its parts, each printed once when first parsed). Where the
-    // two differ — a chain of cubes long enough to be grouped for the parser's nesting bound
-    // (`cubes::chain_text`), which the printer writes flatter — the printed text is parsed
-    // once more.
+    // knows it from its parts, each printed once when first parsed; a canonical one returned
+    // above). Should a part not be in that form, or the assembly fail, the text is printed and
+    // compared here, and where the two differ the printed text is parsed once more.
     let printed = bp_grammar::print(&parsed);
     if printed == text {
         parts.last = placed.map(|p| (text.clone(), p));

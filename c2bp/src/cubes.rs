@@ -70,8 +70,9 @@ pub struct VarSet {
     /// The variables, in declaration order.
     pub vars: Vec<PredVar>,
     by_text: HashMap<String, usize>,
-    /// The relation among `vars` ([`relevance::Graph`]), made anew by each push.
-    graph: relevance::Graph,
+    /// The relation among `vars` ([`relevance::Graph`]), made at the first closure after the
+    /// last push.
+    graph: std::sync::OnceLock<relevance::Graph>,
 }
 
 impl VarSet {
@@ -87,13 +88,14 @@ impl VarSet {
             text,
             locs,
         });
-        self.graph = relevance::Graph::new(self.vars.len());
+        self.graph = std::sync::OnceLock::new();
     }
 
     /// The relation among the variables, for [`relevance::connected`] over them (or over them
     /// followed by others).
     pub fn graph(&self) -> &relevance::Graph {
-        &self.graph
+        self.graph
+            .get_or_init(|| relevance::Graph::new(self.vars.len()))
     }
 
     /// The index of the variable whose expression has this normalised text.
@@ -202,11 +204,10 @@ pub(crate) fn chain_text(parts: Vec<String>, op: &str) -> String {
         let mut grouped = Vec::with_capacity(ops.len().div_ceil(CHAIN));
         let mut rest = ops.into_iter().peekable();
         while rest.peek().is_some() {
-            let mut group: Vec<Operand> = rest.by_ref().take(CHAIN).collect();
-            grouped.push(if group.len() == 1 {
-                group.pop().expect("one operand")
-            } else {
-                Operand::Chain(group)
+            let group: Vec<Operand> = rest.by_ref().take(CHAIN).collect();
+            grouped.push(match <[Operand; 1]>::try_from(group) {
+                Ok([one]) => one,
+                Err(group) => Operand::Chain(group),
             });
         }
         ops = grouped;
@@ -571,7 +572,7 @@ impl Enumerator<'_> {
     /// The variables related to `locs` (transitively, [`crate::relevance`]), in order.
     pub(crate) fn connected(&self, vs: &VarSet, locs: &Relevance) -> Vec<usize> {
         let vars: Vec<&Relevance> = vs.vars.iter().map(|v| &v.locs).collect();
-        relevance::connected(&vs.graph, &vars, locs, vec![false; vars.len()], self.pts)
+        relevance::connected(vs.graph(), &vars, locs, vec![false; vars.len()], self.pts)
     }
 
     /// The variable of a condition `t op e` that the condition alone constrains, if its truth

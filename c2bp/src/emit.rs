@@ -311,7 +311,7 @@ struct FnCx<'s, 'a, 'c, 'z> {
     known_by_text: HashMap<String, Vec<usize>>,
     /// What an assignment to each lvalue does to the procedure's variables, by lvalue: the
     /// edges of a state machine assign the same few lvalues over and over.
-    writes: std::cell::RefCell<HashMap<Expr, std::rc::Rc<Written>>>,
+    writes: HashMap<Expr, std::rc::Rc<Written>>,
     f: &'a Function,
     own: &'a [Predicate],
     body: VarSet,
@@ -361,7 +361,7 @@ fn translate_in(sh: &Shared<'_>, cx: &mut SolverCx<'_>, fid: FuncId) -> ProcOut 
         known: Vec::new(),
         known_keys: Vec::new(),
         known_by_text: HashMap::new(),
-        writes: Default::default(),
+        writes: HashMap::new(),
         f,
         own,
         body,
@@ -995,9 +995,9 @@ impl FnCx<'_, '_, '_, '_> {
     }
 
     /// What an assignment to `lhs` does to the variables of the procedure ([`Written`]).
-    fn written(&self, lhs: &Expr) -> std::rc::Rc<Written> {
+    fn written(&mut self, lhs: &Expr) -> std::rc::Rc<Written> {
         let pts = self.sh.pts;
-        if let Some(w) = self.writes.borrow().get(lhs) {
+        if let Some(w) = self.writes.get(lhs) {
             return w.clone();
         }
         let mut compares = compares_own_address(lhs, pts);
@@ -1012,7 +1012,7 @@ impl FnCx<'_, '_, '_, '_> {
             })
             .collect();
         let w = std::rc::Rc::new(Written { reads, compares });
-        self.writes.borrow_mut().insert(lhs.clone(), w.clone());
+        self.writes.insert(lhs.clone(), w.clone());
         w
     }
 
@@ -1023,7 +1023,7 @@ impl FnCx<'_, '_, '_, '_> {
     /// the inconsistent cubes over it (pruning, mixed ones excluded after an update), the own
     /// return predicates for a `return`, and for a call the predicates and signature of every
     /// function it may enter.
-    fn edge_key(&self, e: &Edge) -> String {
+    fn edge_key(&mut self, e: &Edge) -> String {
         let (prog, pts) = (self.sh.prog, self.sh.pts);
         let mut extra = VarSet::default();
         for (name, x) in self.scope_temps(e) {
@@ -1092,8 +1092,8 @@ impl FnCx<'_, '_, '_, '_> {
                 }
             }
         }
-        let vars: Vec<&PredVar> = self.body.vars.iter().chain(&extra.vars).collect();
         let written = writes.map(|lhs| self.written(lhs));
+        let vars: Vec<&PredVar> = self.body.vars.iter().chain(&extra.vars).collect();
         let seeds: Vec<bool> = vars
             .iter()
             .enumerate()
@@ -1109,8 +1109,7 @@ impl FnCx<'_, '_, '_, '_> {
             })
             .collect();
         if let (EdgeKind::Assign { .. }, Some(lhs), Some(w)) = (&e.kind, writes, &written) {
-            promote =
-                w.compares || compares_addresses(lhs, &extra.vars.iter().collect::<Vec<_>>(), pts);
+            promote = w.compares || extra.vars.iter().any(|v| aliasing(&v.expr, lhs, pts).1);
         }
         if promote {
             for (v, _) in vars.iter().zip(&seeds).filter(|(_, s)| **s) {
@@ -1418,21 +1417,17 @@ fn zero_globals(prog: &Program, e: &Expr) -> Expr {
 struct Written {
     /// Per variable, whether it reads a location the assignment may write.
     reads: Vec<bool>,
-    /// Whether the weakest preconditions may compare addresses ([`compares_addresses`]).
+    /// Whether the weakest preconditions may compare addresses over one of the variables:
+    /// [`compares_own_address`], or a variable reads a location that may alias the lvalue
+    /// without being it ([`aliasing`]). Such a comparison reads as values the pointers the two
+    /// locations are reached through.
     compares: bool,
 }
 
 /// Whether Morris's axiom may compare addresses in the weakest precondition of an assignment to
-/// `lhs` over one of `vars` ([`cir::wp`]): a structure assigned field by field, a location of
-/// `lhs`'s own address that it may overwrite, or a location a variable reads that may alias
-/// `lhs` without being `lhs` itself. Such a comparison reads as values the pointers the two
-/// locations are reached through.
-fn compares_addresses(lhs: &Expr, vars: &[&PredVar], pts: &PointsTo) -> bool {
-    compares_own_address(lhs, pts) || vars.iter().any(|v| aliasing(&v.expr, lhs, pts).1)
-}
-
-/// The part of [`compares_addresses`] that depends on `lhs` alone: a structure or array, or a
-/// location of its own address that it may overwrite.
+/// `lhs` ([`cir::wp`]) whatever the predicate: a structure assigned field by field, or a
+/// location of `lhs`'s own address that it may overwrite. (The rest depends on the predicate,
+/// [`aliasing`].)
 fn compares_own_address(lhs: &Expr, pts: &PointsTo) -> bool {
     if matches!(lhs.ty, CType::Struct(_) | CType::Array(..)) {
         return true;

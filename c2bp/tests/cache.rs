@@ -99,14 +99,15 @@ fn check_steps(
             seen.budget_differences += 1;
             println!("{what}, step {k}: differs where a search stopped at its budget");
         }
-        // The program returned with the text (assembled from parts parsed earlier, moved into
-        // place) is the text's own parse, positions included.
-        // The text is the printer's form of that program (known from its parts' forms).
+        // The text is the printer's form of the program returned with it (known from its
+        // parts' forms).
         assert_eq!(
             bp_grammar::print(&cached.program),
             cached.text,
             "{what}: the text is not in canonical form"
         );
+        // That program (assembled from parts parsed earlier, moved into place) is the text's
+        // own parse, positions included.
         let mut whole = bp_grammar::parse(&cached.text).expect("the text parses");
         let mut returned = cached.program.clone();
         assert_eq!(returned, whole, "{what}: the returned program differs");

@@ -274,12 +274,10 @@ impl Session<'_> {
         self.forms.know_aliasing(pts);
     }
 
-    /// The values of the atoms in a state where the literals hold, found without a query.
-    fn syntactic_model(&self, lits: &[(usize, bool)]) -> Option<Vec<bool>> {
-        if self.blocks > 0 {
-            return None;
-        }
-        self.forms.model(self.prog, lits)
+    /// Whether the forms see every constraint the solver holds, so that they may answer
+    /// "satisfiable": not once a blocking clause is asserted.
+    fn forms_see_all(&self) -> bool {
+        self.blocks == 0
     }
 
     fn assume(&self, lits: &[(usize, bool)]) -> Vec<Bool> {
@@ -317,7 +315,7 @@ impl Session<'_> {
         if self.forms.conflict(lits).is_some() {
             return SatAnswer::Unsat;
         }
-        if self.blocks == 0 && self.forms.satisfiable(self.prog, lits) {
+        if self.forms_see_all() && self.forms.satisfiable(self.prog, lits) {
             return SatAnswer::Sat;
         }
         let assumptions = self.assume(lits);
@@ -329,7 +327,9 @@ impl Session<'_> {
         if self.forms.conflict(lits).is_some() {
             return (SatAnswer::Unsat, None);
         }
-        if let Some(model) = self.syntactic_model(lits) {
+        if self.forms_see_all()
+            && let Some(model) = self.forms.model(self.prog, lits)
+        {
             return (SatAnswer::Sat, Some(model));
         }
         let assumptions = self.assume(lits);
