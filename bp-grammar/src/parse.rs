@@ -192,6 +192,11 @@ struct Positions<'s> {
     line_starts: Vec<usize>,
     /// Number of characters before byte `64 * k`.
     chars_before_block: Vec<usize>,
+    /// Whether the text is ASCII (a column is then a byte offset).
+    ascii: bool,
+    /// The line of the last position asked for: positions are mostly asked for in text order,
+    /// so the next one is usually on the same line or the next.
+    last_line: std::cell::Cell<usize>,
 }
 
 impl<'s> Positions<'s> {
@@ -218,7 +223,25 @@ impl<'s> Positions<'s> {
             src,
             line_starts,
             chars_before_block,
+            ascii: src.is_ascii(),
+            last_line: std::cell::Cell::new(1),
         }
+    }
+
+    /// The line (from 1) holding byte `pos`.
+    fn line_of(&self, pos: usize) -> usize {
+        let starts = &self.line_starts;
+        let holds = |l: usize| starts[l - 1] <= pos && starts.get(l).is_none_or(|&s| pos < s);
+        let hint = self.last_line.get();
+        let line = if holds(hint) {
+            hint
+        } else if hint < starts.len() && holds(hint + 1) {
+            hint + 1
+        } else {
+            starts.partition_point(|&s| s <= pos).max(1)
+        };
+        self.last_line.set(line);
+        line
     }
 
     /// Characters in `src[..pos]` (`pos` a char boundary, at most `src.len()`).
@@ -236,9 +259,13 @@ impl<'s> Positions<'s> {
         while pos > 0 && !self.src.is_char_boundary(pos) {
             pos -= 1;
         }
-        let line = self.line_starts.partition_point(|&s| s <= pos).max(1);
+        let line = self.line_of(pos);
         let line_start = self.line_starts[line - 1];
-        let col = self.chars_before(pos) - self.chars_before(line_start) + 1;
+        let col = if self.ascii {
+            pos - line_start + 1
+        } else {
+            self.chars_before(pos) - self.chars_before(line_start) + 1
+        };
         Span {
             start,
             end: end.max(start),
