@@ -12,20 +12,25 @@
 //! between calls: most operations of a Boolean program's analysis touch a few dozen nodes,
 //! where allocating tables cost more than the operation.
 //!
+//! The tables are open-addressed with linear probing and stamped rather than cleared: an
+//! entry counts only when its stamp is the current operation's, so starting an operation
+//! costs nothing whatever the size the tables grew to (the operations are many and mostly
+//! small; clearing a general-purpose hash map costs its capacity every time), and a key is
+//! hashed by one multiplication.
+//!
 //! Every result is laid out exactly as biodivine lays out its own (a depth-first post-order
 //! from the root, `true` children first), so it is `==` to what biodivine computes for the
 //! same function: the engine's fixpoint tests compare BDDs structurally.
 
 use biodivine_lib_bdd::{Bdd, BddNode, BddPointer, BddVariable, op_function};
 use std::cell::RefCell;
-use std::collections::HashMap;
 
-type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+/// Tables whose capacity grew past this many entries are given back after the operation (a
+/// rare large operation should not keep its memory for the rest of the run).
+const KEEP_CAPACITY: usize = 1 << 18;
 
-/// Tables whose capacity grew past this many entries are dropped after the call instead of
-/// cleared: clearing costs their capacity, which a long run of small products would pay again
-/// and again.
-const KEEP_CAPACITY: usize = 1 << 16;
+/// The capacity of a fresh table (a power of two).
+const MIN_CAPACITY: usize = 1 << 10;
 
 /// The recursion goes one level deeper per variable, twice over under a quantification: past
 /// this many variables the operations are biodivine's own (the same results, on an explicit
@@ -42,16 +47,20 @@ struct Scratch {
     /// Result nodes, terminals at 0 and 1 (unreduced garbage possible: the `or`s of a
     /// quantification leave intermediate nodes behind).
     nodes: Vec<(u16, u32, u32)>,
-    /// The result node of each `(var, low, high)`.
-    unique: Map<(u16, u32, u32), u32>,
+    /// The result node of each `(low, high)` pair and variable.
+    unique: Table,
     /// Products done, by the pair of input nodes.
-    prod: Map<u64, u32>,
+    prod: Table,
     /// Disjunctions of result nodes done, by the (ordered) pair.
-    or: Map<u64, u32>,
+    or: Table,
     /// Per BDD variable: whether it is quantified.
     quant: Vec<bool>,
     /// For the final layout: the new index of each result node (`u32::MAX`: not yet placed).
     placed: Vec<u32>,
+    /// For the final layout: its depth-first stack and the nodes laid out (copied into the
+    /// result, which is then exactly as large as it needs to be).
+    stack: Vec<u32>,
+    out: Vec<BddNode>,
 }
 
 thread_local! {
@@ -120,13 +129,116 @@ where
     })
 }
 
-/// Empties `m`, keeping its capacity unless it grew past [`KEEP_CAPACITY`].
-fn empty<K, V>(m: &mut Map<K, V>) {
-    if m.capacity() > KEEP_CAPACITY {
-        *m = Map::default();
-    } else {
-        m.clear();
+/// One slot of a [`Table`]: a key (a pair of `u32` node indices and a tag, the variable of a
+/// unique-table entry), its value, and the stamp of the operation that wrote it.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    key: u64,
+    tag: u32,
+    val: u32,
+    stamp: u32,
+}
+
+/// A map from `(pair, tag)` to `u32`, open-addressed with linear probing, emptied in O(1) by
+/// moving to the next stamp (see the module doc).
+struct Table {
+    slots: Vec<Slot>,
+    /// The stamp of the live entries (never 0: a fresh slot's stamp is 0).
+    stamp: u32,
+    /// The number of live entries.
+    len: usize,
+}
+
+impl Default for Table {
+    fn default() -> Self {
+        Table {
+            slots: vec![Slot::default(); MIN_CAPACITY],
+            stamp: 1,
+            len: 0,
+        }
     }
+}
+
+impl Table {
+    /// The home slot of a key: Fibonacci hashing (Knuth, TAOCP vol. 3, §6.4) of the pair
+    /// mixed with the tag.
+    fn home(&self, key: u64, tag: u32) -> usize {
+        let h = (key ^ u64::from(tag).rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> (64 - self.slots.len().trailing_zeros())) as usize
+    }
+
+    fn get(&self, key: u64, tag: u32) -> Option<u32> {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key, tag);
+        loop {
+            let s = &self.slots[i];
+            if s.stamp != self.stamp {
+                return None;
+            }
+            if s.key == key && s.tag == tag {
+                return Some(s.val);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Inserts `key ↦ val`; the key must not be present.
+    fn insert(&mut self, key: u64, tag: u32, val: u32) {
+        if 2 * (self.len + 1) > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key, tag);
+        while self.slots[i].stamp == self.stamp {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = Slot {
+            key,
+            tag,
+            val,
+            stamp: self.stamp,
+        };
+        self.len += 1;
+    }
+
+    /// The value of `key`, inserting `val` when it is absent.
+    fn get_or_insert(&mut self, key: u64, tag: u32, val: u32) -> u32 {
+        match self.get(key, tag) {
+            Some(v) => v,
+            None => {
+                self.insert(key, tag, val);
+                val
+            }
+        }
+    }
+
+    /// Doubles the capacity, keeping the live entries.
+    fn grow(&mut self) {
+        let doubled = vec![Slot::default(); 2 * self.slots.len()];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        let stamp = self.stamp;
+        self.stamp = 1;
+        self.len = 0;
+        for s in old.into_iter().filter(|s| s.stamp == stamp) {
+            self.insert(s.key, s.tag, s.val);
+        }
+    }
+
+    /// Forgets every entry: the next stamp, unless the table grew past [`KEEP_CAPACITY`]
+    /// (then a fresh one) or the stamps wrapped around.
+    fn empty(&mut self) {
+        if self.slots.len() > KEEP_CAPACITY || self.stamp == u32::MAX {
+            *self = Table::default();
+        } else {
+            self.stamp += 1;
+            self.len = 0;
+        }
+    }
+}
+
+/// The key of a pair of node indices.
+fn pair(a: u32, b: u32) -> u64 {
+    u64::from(a) << 32 | u64::from(b)
 }
 
 /// The constant `c` over `num_vars` variables.
@@ -154,12 +266,14 @@ impl Scratch {
     }
 
     fn finish(&mut self) {
-        empty(&mut self.prod);
-        empty(&mut self.or);
-        empty(&mut self.unique);
+        self.prod.empty();
+        self.or.empty();
+        self.unique.empty();
         if self.nodes.capacity() > KEEP_CAPACITY {
             self.nodes = Vec::new();
             self.placed = Vec::new();
+            self.stack = Vec::new();
+            self.out = Vec::new();
         }
     }
 
@@ -169,7 +283,7 @@ impl Scratch {
             return lo;
         }
         let next = self.nodes.len() as u32;
-        let id = *self.unique.entry((v, lo, hi)).or_insert(next);
+        let id = self.unique.get_or_insert(pair(lo, hi), u32::from(v), next);
         if id == next {
             self.nodes.push((v, lo, hi));
         }
@@ -188,8 +302,8 @@ impl Scratch {
             return a;
         }
         let (a, b) = (a.min(b), a.max(b));
-        let key = u64::from(a) << 32 | u64::from(b);
-        if let Some(&r) = self.or.get(&key) {
+        let key = pair(a, b);
+        if let Some(r) = self.or.get(key, 0) {
             return r;
         }
         let (va, a0, a1) = self.nodes[a as usize];
@@ -200,7 +314,7 @@ impl Scratch {
         let lo = self.or(a0, b0);
         let hi = self.or(a1, b1);
         let r = self.mk(v, lo, hi);
-        self.or.insert(key, r);
+        self.or.insert(key, 0, r);
         r
     }
 
@@ -211,13 +325,17 @@ impl Scratch {
         if root == ZERO {
             return constant(num_vars, false);
         }
-        let mut out = vec![BddNode::mk_zero(num_vars), BddNode::mk_one(num_vars)];
+        let out = &mut self.out;
+        out.clear();
+        out.extend([BddNode::mk_zero(num_vars), BddNode::mk_one(num_vars)]);
         if root != ONE {
             self.placed.clear();
             self.placed.resize(self.nodes.len(), u32::MAX);
             self.placed[0] = 0;
             self.placed[1] = 1;
-            let mut stack = vec![root];
+            let stack = &mut self.stack;
+            stack.clear();
+            stack.push(root);
             while let Some(&top) = stack.last() {
                 if self.placed[top as usize] != u32::MAX {
                     stack.pop();
@@ -243,7 +361,7 @@ impl Scratch {
                 }
             }
         }
-        Bdd::from_nodes(&out).expect("a well-formed BDD")
+        Bdd::from_nodes(out).expect("a well-formed BDD")
     }
 }
 
@@ -264,8 +382,8 @@ where
         if let Some(c) = (self.op)(a.as_bool(), b.as_bool()) {
             return if c { ONE } else { ZERO };
         }
-        let key = (a.to_index() as u64) << 32 | b.to_index() as u64;
-        if let Some(&r) = self.s.prod.get(&key) {
+        let key = pair(a.to_index() as u32, b.to_index() as u32);
+        if let Some(r) = self.s.prod.get(key, 0) {
             return r;
         }
         let (va, vb) = (self.f.var_of(a), self.g.var_of(b));
@@ -290,7 +408,7 @@ where
             let hi = self.prod(a1, b1);
             self.s.or(lo, hi)
         };
-        self.s.prod.insert(key, r);
+        self.s.prod.insert(key, 0, r);
         r
     }
 }
