@@ -221,13 +221,7 @@ impl<'p> Model<'p> {
 
     /// Every return slot.
     pub fn ret_slots(&self) -> Vec<Slot> {
-        let n = self
-            .procs
-            .iter()
-            .map(|p| p.ast.ret.arity())
-            .max()
-            .unwrap_or(0);
-        (0..n as u32).map(Slot::Ret).collect()
+        self.vars.rets()
     }
 
     /// The name of a scope slot in procedure `p`.

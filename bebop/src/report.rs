@@ -56,42 +56,30 @@ fn fallback_head(s: &Stmt) -> String {
 /// statement executed, so looking each one up from scratch would cost the program's size per
 /// step.
 struct StmtIndex<'p> {
-    prog: &'p Program,
-    procs: HashMap<&'p str, Option<(&'p Procedure, Vec<&'p Stmt>)>>,
+    procs: HashMap<&'p str, (&'p Procedure, Option<Vec<&'p Stmt>>)>,
 }
 
 impl<'p> StmtIndex<'p> {
     fn new(prog: &'p Program) -> Self {
         StmtIndex {
-            prog,
             procs: prog
                 .procs
                 .iter()
-                .map(|p| (p.name.name.as_str(), None))
+                .map(|p| (p.name.name.as_str(), (p, None)))
                 .collect(),
         }
     }
 
-    fn entry(&mut self, name: &str) -> Option<&(&'p Procedure, Vec<&'p Stmt>)> {
-        let prog = self.prog;
-        self.procs.get_mut(name)?.get_or_insert_with(|| {
-            let p = prog
-                .procs
-                .iter()
-                .find(|p| p.name.name == name)
-                .expect("indexed");
-            (p, p.stmts_preorder().into_iter().map(|(_, s)| s).collect())
-        });
-        self.procs.get(name)?.as_ref()
-    }
-
-    fn proc(&mut self, name: &str) -> Option<&'p Procedure> {
-        self.entry(name).map(|(p, _)| *p)
+    fn proc(&self, name: &str) -> Option<&'p Procedure> {
+        self.procs.get(name).map(|(p, _)| *p)
     }
 
     fn stmt_of(&mut self, step: &Step) -> Option<&'p Stmt> {
         let id = step.stmt?;
-        self.entry(&step.proc)?.1.get(id.0 as usize).copied()
+        let (p, stmts) = self.procs.get_mut(step.proc.as_str())?;
+        let stmts =
+            stmts.get_or_insert_with(|| p.stmts_preorder().into_iter().map(|(_, s)| s).collect());
+        stmts.get(id.0 as usize).copied()
     }
 }
 
@@ -100,16 +88,23 @@ impl<'p> StmtIndex<'p> {
 /// proportional to its steps.
 pub const MAX_INDENT_DEPTH: u32 = 32;
 
+/// The variables whose value a step changed, as `x: F -> T` (`x=T` for one new in `after`).
 fn changes(before: &Valuation, after: &Valuation) -> String {
-    let v: Vec<String> = after
-        .iter()
-        .filter(|(k, b)| before.get(*k) != Some(*b))
-        .map(|(k, b)| match before.get(k) {
-            Some(old) => format!("{k}: {} -> {}", tf(*old), tf(*b)),
-            None => format!("{k}={}", tf(*b)),
-        })
-        .collect();
-    v.join(", ")
+    let mut out = String::new();
+    for (k, b) in after {
+        let old = before.get(k);
+        if old == Some(b) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        let _ = match old {
+            Some(old) => write!(out, "{k}: {} -> {}", tf(*old), tf(*b)),
+            None => write!(out, "{k}={}", tf(*b)),
+        };
+    }
+    out
 }
 
 /// The variables of `after` whose value differs from (or is absent in) `before`, as `x=T`.

@@ -91,7 +91,7 @@ use crate::engine::{Keep, Ops, Tabulation, call_edge_of, intersects};
 use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, TargetWhat};
 use crate::trace_stamps::Stamps;
-use crate::vars::{Ver, pick};
+use crate::vars::{Slot, Ver, pick};
 use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable};
 use bp_grammar::trace::{Step, StepKind, TRACE_FORMAT, Target, Trace, Valuation};
 use std::cell::Cell;
@@ -1048,16 +1048,41 @@ fn callee_of(m: &Model, e: EdgeId) -> Result<ProcId, BebopError> {
     }
 }
 
-/// The valuation of a state of `p`, by variable name.
-pub fn valuation(m: &Model, p: ProcId, st: &PState) -> Valuation {
-    m.scope_slots(p)
-        .into_iter()
-        .map(|s| (m.slot_name(p, s), st.get(s)))
-        .collect()
+/// Per procedure (built on first use), its scope's variable names in sorted order with their
+/// slots: a valuation is then built from an already sorted sequence, with no name formatted or
+/// compared again (a long trace has many steps over few procedures).
+struct Scopes<'m, 'p> {
+    m: &'m Model<'p>,
+    sorted: Vec<Option<Vec<(String, Slot)>>>,
+}
+
+impl<'m, 'p> Scopes<'m, 'p> {
+    fn new(m: &'m Model<'p>) -> Self {
+        Scopes {
+            m,
+            sorted: vec![None; m.procs.len()],
+        }
+    }
+
+    /// The valuation of a state of `p`, by variable name.
+    fn valuation(&mut self, p: ProcId, st: &PState) -> Valuation {
+        let m = self.m;
+        let names = self.sorted[p.ix()].get_or_insert_with(|| {
+            let mut v: Vec<(String, Slot)> = m
+                .scope_slots(p)
+                .into_iter()
+                .map(|s| (m.slot_name(p, s), s))
+                .collect();
+            v.sort();
+            v
+        });
+        names.iter().map(|(n, s)| (n.clone(), st.get(*s))).collect()
+    }
 }
 
 /// Renders one node-level step in the public format.
-fn public_step(m: &Model, s: &RawStep) -> Step {
+fn public_step(scopes: &mut Scopes, s: &RawStep) -> Step {
+    let m = scopes.m;
     let node = m.node(s.node);
     let pi = m.proc(node.proc);
     let (stmt, line, col, text, labels, annotations) = match node.kind {
@@ -1093,8 +1118,8 @@ fn public_step(m: &Model, s: &RawStep) -> Step {
         labels,
         annotations,
         taken,
-        before: valuation(m, s.before.0, &s.before.1),
-        after: valuation(m, s.after.0, &s.after.1),
+        before: scopes.valuation(s.before.0, &s.before.1),
+        after: scopes.valuation(s.after.0, &s.after.1),
     }
 }
 
@@ -1132,7 +1157,10 @@ pub fn extract(
         program: program_name.to_string(),
         header: m.prog.header.clone(),
         target,
-        steps: raw.iter().map(|s| public_step(m, s)).collect(),
+        steps: {
+            let mut scopes = Scopes::new(m);
+            raw.iter().map(|s| public_step(&mut scopes, s)).collect()
+        },
     };
     Ok((trace, shortest))
 }

@@ -222,6 +222,11 @@ impl VarMap {
         (0..self.n_globals).map(Slot::Global).collect()
     }
 
+    /// Every return slot (as many as the largest return arity of the program).
+    pub fn rets(&self) -> Vec<Slot> {
+        (0..self.n_ret).map(Slot::Ret).collect()
+    }
+
     /// The number of globals.
     pub fn n_globals(&self) -> u32 {
         self.n_globals
