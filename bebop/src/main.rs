@@ -11,6 +11,7 @@ fn main() {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let mut out = cli_common::output::stdout();
+    bebop::cli::exit_after_run();
     let code = bebop::cli::run_cli(args, &mut out, &mut std::io::stderr());
     if let Err(e) = out.check() {
         eprintln!("bebop: cannot write to standard output: {e}");
