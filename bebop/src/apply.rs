@@ -32,6 +32,11 @@ const KEEP_CAPACITY: usize = 1 << 18;
 /// The capacity of a fresh table (a power of two).
 const MIN_CAPACITY: usize = 1 << 10;
 
+/// Operations whose inputs have at most this many pairs of nodes (most of an analysis's:
+/// a statement's relation and a few hundred states) index their products directly by the
+/// pair, with no hashing or probing.
+const DIRECT_PAIRS: usize = 1 << 12;
+
 /// The recursion goes one level deeper per variable, twice over under a quantification: past
 /// this many variables the operations are biodivine's own (the same results, on an explicit
 /// stack), so that a caller's small stack (2 MiB for a test thread) always suffices.
@@ -51,6 +56,11 @@ struct Scratch {
     unique: Table,
     /// Products done, by the pair of input nodes.
     prod: Table,
+    /// Products done in an operation on two small inputs (at most [`DIRECT_PAIRS`] pairs of
+    /// nodes), by the pair's index `a * |g| + b`: `(stamp, result)`, live when the stamp is
+    /// `direct_stamp`.
+    direct: Vec<(u32, u32)>,
+    direct_stamp: u32,
     /// Disjunctions of result nodes done, by the (ordered) pair.
     or: Table,
     /// Per BDD variable: whether it is quantified.
@@ -116,11 +126,13 @@ where
     SCRATCH.with(|s| {
         let mut s = s.borrow_mut();
         s.start(f.num_vars(), q);
+        let stride = (f.size() * g.size() <= DIRECT_PAIRS).then(|| s.direct_start(g.size()));
         let mut run = Run {
             s: &mut s,
             f,
             g,
             op,
+            stride,
         };
         let root = run.prod(f.root_pointer(), g.root_pointer());
         let out = s.layout(root, f.num_vars());
@@ -265,6 +277,17 @@ impl Scratch {
         }
     }
 
+    /// Starts an operation whose products are indexed directly (`stride`: the size of `g`).
+    fn direct_start(&mut self, stride: usize) -> usize {
+        if self.direct.is_empty() || self.direct_stamp == u32::MAX {
+            self.direct.clear();
+            self.direct.resize(DIRECT_PAIRS, (0, 0));
+            self.direct_stamp = 0;
+        }
+        self.direct_stamp += 1;
+        stride
+    }
+
     fn finish(&mut self) {
         self.prod.empty();
         self.or.empty();
@@ -371,6 +394,8 @@ struct Run<'s, 'b, F> {
     f: &'b Bdd,
     g: &'b Bdd,
     op: F,
+    /// For small inputs, the size of `g`: products are then memoised in `Scratch::direct`.
+    stride: Option<usize>,
 }
 
 impl<F> Run<'_, '_, F>
@@ -383,7 +408,15 @@ where
             return if c { ONE } else { ZERO };
         }
         let key = pair(a.to_index() as u32, b.to_index() as u32);
-        if let Some(r) = self.s.prod.get(key, 0) {
+        let direct = self.stride.map(|n| a.to_index() * n + b.to_index());
+        let known = match direct {
+            Some(i) => {
+                let (stamp, r) = self.s.direct[i];
+                (stamp == self.s.direct_stamp).then_some(r)
+            }
+            None => self.s.prod.get(key, 0),
+        };
+        if let Some(r) = known {
             return r;
         }
         let (va, vb) = (self.f.var_of(a), self.g.var_of(b));
@@ -408,7 +441,10 @@ where
             let hi = self.prod(a1, b1);
             self.s.or(lo, hi)
         };
-        self.s.prod.insert(key, 0, r);
+        match direct {
+            Some(i) => self.s.direct[i] = (self.s.direct_stamp, r),
+            None => self.s.prod.insert(key, 0, r),
+        }
         r
     }
 }
