@@ -120,8 +120,10 @@ where
         return constant(f.num_vars(), c);
     }
     if f.num_vars() > MAX_RECURSIVE_VARS {
-        // biodivine's operations keep explicit stacks: slower, but any depth is safe.
-        return Bdd::binary_op_with_exists(f, g, op, q);
+        // biodivine's operations keep explicit stacks: slower, but any depth is safe. Their
+        // result vector grows by doubling; a clone holds exactly its nodes, as ours do (the
+        // engine keeps its path edges to the end).
+        return Bdd::binary_op_with_exists(f, g, op, q).clone();
     }
     SCRATCH.with(|s| {
         let mut s = s.borrow_mut();

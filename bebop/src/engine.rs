@@ -675,15 +675,15 @@ impl Worklist<'_, '_> {
             }
             let pe = &t.pe[w.ix()];
             let (new, all) = if pe.is_false() {
-                let img = Rc::new(compact(img));
+                let img = Rc::new(img);
                 (Rc::clone(&img), img)
             } else {
                 let new = apply::and_not(&img, pe);
                 if new.is_false() {
                     continue;
                 }
-                let all = Rc::new(compact(apply::or(pe, &new)));
-                (Rc::new(compact(new)), all)
+                let all = Rc::new(apply::or(pe, &new));
+                (Rc::new(new), all)
             };
             t.stats.work += new.size() as u64;
             self.live = self.live + all.size() - pe.size();
@@ -704,14 +704,6 @@ impl Worklist<'_, '_> {
             });
         }
     }
-}
-
-/// `b` in a node vector of its own size. The BDD operations grow their result vector by
-/// doubling, so a fresh result may hold up to twice the memory its nodes need; the path edges
-/// and layers are kept until the end, so each is copied once when it is stored.
-fn compact(b: Bdd) -> Bdd {
-    // A clone allocates exactly the vector's length.
-    b.clone()
 }
 
 /// Whether two BDDs have a common satisfying valuation (without building the conjunction).
