@@ -11,9 +11,9 @@
 use crate::{BebopError, Options, Property, Verdict, verify};
 use clap::Parser;
 use cli_common::exit;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// BDD-based reachability checker for Boolean programs (Ball & Rajamani's Bebop).
 ///
@@ -220,7 +220,7 @@ fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         program_name: file.clone(),
         source: Some(src.clone()),
         self_check: false,
-        trace_budget: None,
+        trace_budget: crate::TraceBudget::default(),
         invariant_hide: Vec::new(),
         invariant_at: None,
         remember_orders: false,

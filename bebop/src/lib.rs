@@ -54,6 +54,32 @@ pub enum Property {
 }
 
 /// Options of a check.
+/// The work budget of the shortest-trace search, in BDD nodes of the `(node, layer)` sets it
+/// expands over the whole extraction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceBudget {
+    /// Twice the engine's own work, and at least `floor` ([`trace::default_budget`]).
+    Scaled {
+        /// The least budget, whatever the engine's work.
+        floor: u64,
+    },
+    /// This many nodes.
+    Fixed(u64),
+}
+
+impl TraceBudget {
+    /// The floor of the default budget: every search of the test suites fits under it.
+    pub const DEFAULT_FLOOR: u64 = 200_000;
+}
+
+impl Default for TraceBudget {
+    fn default() -> Self {
+        TraceBudget::Scaled {
+            floor: Self::DEFAULT_FLOOR,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     /// The question.
@@ -70,9 +96,9 @@ pub struct Options {
     /// debug builds).
     pub self_check: bool,
     /// The work budget of the shortest-trace search (BDD nodes of the `(node, layer)` sets
-    /// expanded over the whole extraction); `None`: the default, [`trace::default_budget`].
-    /// Past it, a real but not necessarily shortest trace is extracted (see [`trace`]).
-    pub trace_budget: Option<u64>,
+    /// expanded over the whole extraction). Past it, a real but not necessarily shortest trace
+    /// is extracted (see [`trace`]).
+    pub trace_budget: TraceBudget,
     /// Variables whose names contain one of these are left out of the invariants
     /// (existentially quantified): e.g. temporaries whose values mean nothing between the
     /// statements that use them.

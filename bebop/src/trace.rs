@@ -81,7 +81,6 @@
 //! for `return` the reverse) to its value. Consecutive steps chain: one step's `after` is the
 //! next step's `before`.
 
-use crate::BebopError;
 use crate::apply;
 use crate::concrete::{Back, Earlier, ExitState, Fix, StepBack, internal};
 /// The concrete states and steps of a trace, defined next to the backward step that both
@@ -92,6 +91,7 @@ use crate::ids::{EdgeId, NodeId, ProcId, Stamp};
 use crate::lower::{CallEdge, EdgeKind, Model, NodeKind, TargetWhat};
 use crate::trace_stamps::Stamps;
 use crate::vars::{Slot, Ver, pick};
+use crate::{BebopError, TraceBudget};
 use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable};
 use bp_grammar::trace::{Step, StepKind, TRACE_FORMAT, Target, Trace, Valuation};
 use std::cell::Cell;
@@ -876,23 +876,24 @@ struct Frame {
 }
 
 /// The default work budget of the shortest-trace search, in BDD nodes of the `(node, layer)`
-/// sets it expands: `max(200_000, 2W)` where `W` is the engine's own work in the same unit
+/// sets it expands: `max(floor, 2W)` ([`crate::TraceBudget::Scaled`]; the floor is 200,000
+/// unless the caller asks otherwise) where `W` is the engine's own work in the same unit
 /// (the total size of the new states it added, [`crate::engine::EngineStats::work`]). The
 /// searches of the test suites and of the `bp-families` counter programs need at most about
 /// `W / 2` above the floor, the `relay` programs about `0.8 W` (the engine forgets dead frame
 /// variables, the search does not, so its sets are the larger); a straight-line program of
 /// 10,000 statements with `if`s needs `54 W`.
-pub fn default_budget(t: &Tabulation) -> u64 {
-    t.stats.work.saturating_mul(2).max(200_000)
+pub fn default_budget(t: &Tabulation, floor: u64) -> u64 {
+    t.stats.work.saturating_mul(2).max(floor)
 }
 
 /// Extracts the internal (node-level) trace of the error found by the tabulation, and whether
-/// it is shortest: the shortest-trace search within `budget` (see [`default_budget`] for
-/// `None`), else the walk over the engine's stamps (`trace_stamps.rs`).
+/// it is shortest: the shortest-trace search within `budget`, else the walk over the engine's
+/// stamps (`trace_stamps.rs`).
 pub fn extract_raw(
     m: &Model,
     t: &Tabulation,
-    budget: Option<u64>,
+    budget: TraceBudget,
 ) -> Result<(Vec<RawStep>, bool), BebopError> {
     if t.error.is_none() {
         return Err(internal("no error to explain"));
@@ -900,7 +901,11 @@ pub fn extract_raw(
     if !t.complete {
         return Err(internal("the tabulation did not reach its fixpoint"));
     }
-    let mut tr = Tracer::new(m, t, budget.unwrap_or_else(|| default_budget(t)));
+    let budget = match budget {
+        TraceBudget::Scaled { floor } => default_budget(t, floor),
+        TraceBudget::Fixed(b) => b,
+    };
+    let mut tr = Tracer::new(m, t, budget);
     let res = shortest_raw(m, &mut tr);
     tracing::debug!(
         work = tr.work.get(),
@@ -1129,7 +1134,7 @@ pub fn extract(
     m: &Model,
     t: &Tabulation,
     program_name: &str,
-    budget: Option<u64>,
+    budget: TraceBudget,
 ) -> Result<(Trace, bool), BebopError> {
     let (raw, shortest) = extract_raw(m, t, budget)?;
     let last = raw.last().ok_or_else(|| internal("empty trace"))?;

@@ -212,7 +212,7 @@ fn past_the_search_budget_the_trace_is_real_but_not_shortest() {
         self_check: true,
         program_name: "test.bp".into(),
         source: Some(src.clone()),
-        trace_budget: Some(1_000),
+        trace_budget: bebop::TraceBudget::Fixed(1_000),
         ..bebop::Options::default()
     };
     let out = bebop::verify(&prog, &opts).expect("bebop runs");
@@ -225,6 +225,41 @@ fn past_the_search_budget_the_trace_is_real_but_not_shortest() {
     // The same program, small enough for the default budget: shortest.
     let tr = unsafe_(&long_straight(20));
     assert_eq!(last(&tr).kind, StepKind::Error);
+}
+
+#[test]
+fn the_scaled_budgets_floor_decides_between_search_and_walk() {
+    // The error needs a second pass through a loop whose body is a stretch of `if`s: the
+    // CFG distance to the error says one pass, so the search expands every layer of the
+    // first pass (a node in as many layers as there are path lengths to it), many times the
+    // engine's work. Under the default floor the trace is still shortest; with no floor the
+    // search gives up at twice the engine's work and the walk over the stamps gives a real
+    // trace.
+    let ifs = long_straight(50);
+    let body = ifs
+        .split_once("x, y := F, F;\n")
+        .and_then(|(_, rest)| rest.split_once("  assert"))
+        .map(|(ifs, _)| ifs)
+        .expect("the generated body");
+    let src = format!(
+        "decl x, y, z;\nvoid main() begin\n  x, y, z := F, F, F;\n  while * do\n{body}  if z then assert(F); fi\n  z := T;\n  od\nend\n"
+    );
+    let prog = parse(&src);
+    let run = |budget: bebop::TraceBudget| {
+        let opts = bebop::Options {
+            self_check: true,
+            program_name: "test.bp".into(),
+            source: Some(src.clone()),
+            trace_budget: budget,
+            ..bebop::Options::default()
+        };
+        let out = bebop::verify(&prog, &opts).expect("bebop runs");
+        let tr = out.verdict.trace().expect("unsafe").clone();
+        validate(&prog, &opts, &tr, &src);
+        out.stats.trace_shortest
+    };
+    assert!(run(bebop::TraceBudget::default()));
+    assert!(!run(bebop::TraceBudget::Scaled { floor: 0 }));
 }
 
 #[test]
@@ -249,7 +284,7 @@ fn the_search_leaves_out_what_cannot_be_on_a_shortest_path() {
             self_check: true,
             program_name: "test.bp".into(),
             source: Some(src.clone()),
-            trace_budget: Some(budget),
+            trace_budget: bebop::TraceBudget::Fixed(budget),
             ..bebop::Options::default()
         };
         let out = bebop::verify(&prog, &opts).expect("bebop runs");
@@ -286,7 +321,7 @@ fn the_stamp_walk_expands_calls() {
         let opts = bebop::Options {
             self_check: true,
             source: Some(src.to_string()),
-            trace_budget: Some(0),
+            trace_budget: bebop::TraceBudget::Fixed(0),
             ..bebop::Options::default()
         };
         let out = bebop::verify(&prog, &opts).expect("bebop runs");

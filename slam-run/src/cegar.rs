@@ -55,6 +55,15 @@ use crate::stats::{
 };
 use crate::verdict::{UnknownReason, Verdict};
 
+/// The floor of bebop's shortest-trace budget in the loop (bebop's own is
+/// [`bebop::TraceBudget::DEFAULT_FLOOR`], ten times more). Newton needs a path of the
+/// abstraction, not the shortest one, and the shortest-path search is quadratic on a long
+/// stretch of `if`s (a node sits in as many layers as there are path lengths to it): on the
+/// `locks` tasks, whose loop body is such a stretch, the searches of the later iterations
+/// spent the whole default budget before falling back to the linear walk over the engine's
+/// stamps, 8% of those tasks' CPU. Searches that fit in twice the engine's own work still run.
+const TRACE_BUDGET_FLOOR: u64 = 20_000;
+
 /// Progress reports, one as each stage starts (the command prints them on stderr for long
 /// runs, and keeps the records in a [`crate::Journal`]).
 #[derive(Debug, Clone, Copy)]
@@ -524,13 +533,8 @@ impl<'r> Cegar<'r> {
     ) -> Result<Option<KeptTrace>, RunError> {
         self.report(abs.index, Phase::Bebop, it);
         let t = Stopwatch::start();
-        let opts = bebop::Options {
-            program_name: abs.file("bp"),
-            remember_orders: true,
-            ..bebop::Options::default()
-        };
-        let outcome =
-            bebop::verify(&abs.bp, &opts).map_err(|e| RunError::Internal(e.to_string()))?;
+        let outcome = bebop::verify(&abs.bp, &bebop_options(abs))
+            .map_err(|e| RunError::Internal(e.to_string()))?;
         (it.bebop_seconds, it.bebop_cpu_seconds) = t.stop();
         it.bebop = Some(BebopPhase::from(&outcome.stats));
         let bebop::Verdict::Unsafe(trace) = outcome.verdict else {
@@ -872,11 +876,7 @@ impl<'r> Cegar<'r> {
         let mut bp = abs.bp.clone();
         let mut blocked: Vec<String> = Vec::new();
         let mut edge = path.get(blocking).map(|s| s.edge);
-        let opts = bebop::Options {
-            program_name: abs.file("bp"),
-            remember_orders: true,
-            ..bebop::Options::default()
-        };
+        let opts = bebop_options(abs);
         it.traces_end = loop {
             if it.traces.len() >= self.cfg.traces_per_iteration {
                 break TracesEnd::Limit;
@@ -1059,6 +1059,20 @@ fn note_sources(
         sources
             .entry((func.unwrap_or("global").to_string(), p.text.clone()))
             .or_insert_with(|| source.into());
+    }
+}
+
+/// bebop's options for the abstractions of the loop: FORCE's orders remembered across them
+/// (the abstractions of a run share most of their statements), the trace budget's floor
+/// [`TRACE_BUDGET_FLOOR`].
+fn bebop_options(abs: &Abstraction) -> bebop::Options {
+    bebop::Options {
+        program_name: abs.file("bp"),
+        remember_orders: true,
+        trace_budget: bebop::TraceBudget::Scaled {
+            floor: TRACE_BUDGET_FLOOR,
+        },
+        ..bebop::Options::default()
     }
 }
 

@@ -175,7 +175,7 @@ fn bebop_verdict(out: &c2bp::Output) -> String {
         program_name: file.to_string(),
         source: Some(out.text.clone()),
         self_check: false,
-        trace_budget: None,
+        trace_budget: bebop::TraceBudget::default(),
         invariant_hide: Vec::new(),
         invariant_at: None,
         remember_orders: false,
