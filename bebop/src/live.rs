@@ -52,16 +52,24 @@ pub fn dead_frame_vars(m: &Model) -> Vec<Vec<BddVariable>> {
         .unwrap_or(0)
         / 64
         + 1;
+    // Per procedure: what its `enforce` reads (once: it can be large, and every node reads it).
+    let enforce_reads: Vec<Set> = m
+        .procs
+        .iter()
+        .map(|pi| {
+            if pi.has_enforce {
+                reads(m, pi.enforce.support_set(), words)
+            } else {
+                vec![0; words]
+            }
+        })
+        .collect();
     // Per node: what it reads itself (error condition, enforce); per edge: reads and writes.
     let own: Vec<Set> = m
         .nodes
         .iter()
         .map(|node| {
-            let mut s = vec![0; words];
-            let pi = m.proc(node.proc);
-            if pi.has_enforce {
-                s = reads(m, pi.enforce.support_set(), words);
-            }
+            let mut s = enforce_reads[node.proc.ix()].clone();
             if let Some(tg) = &node.target {
                 for (a, b) in s.iter_mut().zip(reads(m, tg.bad.support_set(), words)) {
                     *a |= b;
