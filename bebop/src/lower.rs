@@ -340,7 +340,7 @@ impl ExprCx<'_> {
             .care
             .iter()
             .filter(|c| c.support.iter().all(|v| support.contains(v)))
-            .fold(b, |b, c| b.and(&c.bdd)))
+            .fold(b, |b, c| apply::and(&b, &c.bdd)))
     }
 
     fn compile_node(&mut self, e: &Expr) -> Result<Bdd, BebopError> {
@@ -362,8 +362,8 @@ impl ExprCx<'_> {
                 let a = self.compile(a)?;
                 let b = self.compile(b)?;
                 match op {
-                    BinOp::And => a.and(&b),
-                    BinOp::Or => a.or(&b),
+                    BinOp::And => apply::and(&a, &b),
+                    BinOp::Or => apply::or(&a, &b),
                     BinOp::Xor | BinOp::Neq => a.xor(&b),
                     BinOp::Eq => a.iff(&b),
                     BinOp::Implies => a.imp(&b),
@@ -653,7 +653,9 @@ impl<'p> Builder<'p> {
             }
         }
         // (`*`s in different conjuncts are different values, so this is `∃ *. e`.)
-        let enforce = care.iter().fold(vars.tt(), |acc, c| acc.and(&c.bdd));
+        let enforce = care
+            .iter()
+            .fold(vars.tt(), |acc, c| apply::and(&acc, &c.bdd));
         let has_enforce = !enforce.is_true();
         Ok(ProcInfo {
             ast: p,
@@ -821,8 +823,8 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
                     let may_t = cx.may_be(&arm.cond, true)?;
                     let may_f = cx.may_be(&arm.cond, false)?;
                     let to = self.first(&arm.body, succ);
-                    self.guard(v, to, Some(i as u32), not_before.and(&may_t));
-                    not_before = not_before.and(&may_f);
+                    self.guard(v, to, Some(i as u32), apply::and(&not_before, &may_t));
+                    not_before = apply::and(&not_before, &may_f);
                 }
                 let to = match els {
                     Some(b) => self.first(b, succ),
@@ -903,7 +905,7 @@ impl<'a, 'p> ProcLowerer<'a, 'p> {
                         .map(|(i, e)| (self.vars.lit(Slot::Ret(i as u32), Ver::Cur, true), e)),
                 )?
                 .iter()
-                .fold(self.vars.tt(), |acc, b| acc.and(b));
+                .fold(self.vars.tt(), |acc, b| apply::and(&acc, b));
             let exit = self.info().exit;
             self.b.add_edge(v, exit, None, EdgeKind::Return(Some(rel)));
         }
