@@ -189,10 +189,10 @@ fn recursion_does_not_make_the_expansion_cyclic() {
     assert_eq!(texts(&tr, 1), ["if * then", "skip;", "skip;", "assert F;"]);
 }
 
-/// A long straight-line program of `ifs` arms of different lengths, ending in a failing
-/// assert (about `4 * ifs` statements).
-fn long_straight(ifs: usize) -> String {
-    let mut s = String::from("decl x, y;\nvoid main() begin\n  x, y := F, F;\n");
+/// `ifs` statements `if * then … else … fi` over `x` and `y` whose arms have different
+/// lengths (about `4 * ifs` statements), each line indented by two spaces.
+fn ifs_body(ifs: usize) -> String {
+    let mut s = String::new();
     for i in 0..ifs {
         if i % 2 == 0 {
             s.push_str("  if * then x := !x; skip; else y := !y; fi\n");
@@ -200,8 +200,15 @@ fn long_straight(ifs: usize) -> String {
             s.push_str("  if * then skip; else y := !y; x := !x; skip; fi\n");
         }
     }
-    s.push_str("  assert(x & !x);\nend\n");
     s
+}
+
+/// A long straight-line program of [`ifs_body`], ending in a failing assert.
+fn long_straight(ifs: usize) -> String {
+    format!(
+        "decl x, y;\nvoid main() begin\n  x, y := F, F;\n{}  assert(x & !x);\nend\n",
+        ifs_body(ifs)
+    )
 }
 
 #[test]
@@ -235,12 +242,7 @@ fn the_scaled_budgets_floor_decides_between_search_and_walk() {
     // engine's work. Under the default floor the trace is still shortest; with no floor the
     // search gives up at twice the engine's work and the walk over the stamps gives a real
     // trace.
-    let ifs = long_straight(50);
-    let body = ifs
-        .split_once("x, y := F, F;\n")
-        .and_then(|(_, rest)| rest.split_once("  assert"))
-        .map(|(ifs, _)| ifs)
-        .expect("the generated body");
+    let body = ifs_body(50);
     let src = format!(
         "decl x, y, z;\nvoid main() begin\n  x, y, z := F, F, F;\n  while * do\n{body}  if z then assert(F); fi\n  z := T;\n  od\nend\n"
     );
@@ -268,12 +270,7 @@ fn the_search_leaves_out_what_cannot_be_on_a_shortest_path() {
     // which ends in `assume(F)`, before a straight line of 200 steps to the error. A
     // breadth-first search expands the side region at each of the 200 layers; the distance
     // to the error keeps the search out of it, so a budget far below that suffices.
-    let side = long_straight(40);
-    let side = side
-        .split_once("x, y := F, F;\n")
-        .and_then(|(_, rest)| rest.split_once("  assert"))
-        .map(|(ifs, _)| ifs)
-        .expect("the generated body");
+    let side = ifs_body(40);
     let line = "  x := !x;\n".repeat(200);
     let src = format!(
         "decl x, y;\nvoid main() begin\n  x, y := F, F;\n  if * then\n{side}  assume(F);\n  fi\n{line}  assert(F);\nend\n"
