@@ -8,15 +8,16 @@
 //! classic recursion of Burch, Clarke & Long ("Symbolic model checking with partitioned
 //! transition relations", VLSI 1991, §3) quantifies as it goes: below a quantified variable
 //! the `false` cofactor is computed first and the `true` one is skipped when the first is
-//! already `true`. The tables live in a per-thread scratch area and are cleared, not freed,
-//! between calls: most operations of a Boolean program's analysis touch a few dozen nodes,
-//! where allocating tables cost more than the operation.
+//! already `true`. The tables live in a per-thread scratch area, kept from one operation to
+//! the next: most operations of a Boolean program's analysis touch a few dozen nodes, where
+//! allocating tables cost more than the operation.
 //!
 //! The tables are open-addressed with linear probing and stamped rather than cleared: an
 //! entry counts only when its stamp is the current operation's, so starting an operation
 //! costs nothing whatever the size the tables grew to (the operations are many and mostly
 //! small; clearing a general-purpose hash map costs its capacity every time), and a key is
-//! hashed by one multiplication.
+//! hashed by one multiplication. An operation on small inputs (at most `DIRECT_PAIRS` pairs
+//! of nodes, most of them) memoises its products in an array indexed by the pair instead.
 //!
 //! Every result is laid out exactly as biodivine lays out its own (a depth-first post-order
 //! from the root, `true` children first), so it is `==` to what biodivine computes for the
@@ -25,8 +26,9 @@
 use biodivine_lib_bdd::{Bdd, BddNode, BddPointer, BddVariable, op_function};
 use std::cell::RefCell;
 
-/// Tables whose capacity grew past this many entries are given back after the operation (a
-/// rare large operation should not keep its memory for the rest of the run).
+/// Tables that grew past this many slots (6 MiB each, of 24-byte slots) are given back after
+/// the operation: a rare large operation should not keep more than that for the rest of the
+/// run.
 const KEEP_CAPACITY: usize = 1 << 18;
 
 /// The capacity of a fresh table (a power of two).
@@ -128,7 +130,10 @@ where
     SCRATCH.with(|s| {
         let mut s = s.borrow_mut();
         s.start(f.num_vars(), q);
-        let stride = (f.size() * g.size() <= DIRECT_PAIRS).then(|| s.direct_start(g.size()));
+        let stride = (f.size() * g.size() <= DIRECT_PAIRS).then(|| {
+            s.direct_start();
+            g.size()
+        });
         let mut run = Run {
             s: &mut s,
             f,
@@ -268,6 +273,11 @@ fn constant(num_vars: u16, c: bool) -> Bdd {
 
 impl Scratch {
     fn start(&mut self, num_vars: u16, q: &[BddVariable]) {
+        // Emptied at the start too (a stamp costs nothing): an operation that panicked never
+        // reached `finish`, and its entries must not answer the next one.
+        self.prod.empty();
+        self.or.empty();
+        self.unique.empty();
         self.nodes.clear();
         // Terminals: their variable is the number of variables, as in biodivine.
         self.nodes.push((num_vars, ZERO, ZERO));
@@ -279,15 +289,14 @@ impl Scratch {
         }
     }
 
-    /// Starts an operation whose products are indexed directly (`stride`: the size of `g`).
-    fn direct_start(&mut self, stride: usize) -> usize {
+    /// Starts an operation whose products are indexed directly.
+    fn direct_start(&mut self) {
         if self.direct.is_empty() || self.direct_stamp == u32::MAX {
             self.direct.clear();
             self.direct.resize(DIRECT_PAIRS, (0, 0));
             self.direct_stamp = 0;
         }
         self.direct_stamp += 1;
-        stride
     }
 
     fn finish(&mut self) {
@@ -490,6 +499,53 @@ mod tests {
             assert_eq!(or(&f, &g), f.or(&g), "round {round}");
             assert_eq!(and_not(&f, &g), f.and_not(&g), "round {round}");
             assert_eq!(and_not(&f, &f), f.and_not(&f), "round {round}");
+        }
+    }
+
+    #[test]
+    fn large_products_equal_biodivines_node_for_node() {
+        // Inputs of hundreds of nodes: past the directly indexed memo, into the hashed
+        // tables, which grow several times within an operation.
+        let set = BddVariableSet::new_anonymous(40);
+        let v = set.variables();
+        let mut rng = SplitMix64::new(23);
+        let mut grown = 0;
+        for round in 0..40 {
+            let f = random(&set, &mut rng, 6 + round % 6);
+            let g = random(&set, &mut rng, 6 + round % 5);
+            let q: Vec<BddVariable> = v.iter().copied().filter(|_| rng.coin()).collect();
+            let want = Bdd::binary_op_with_exists(&f, &g, biodivine_lib_bdd::op_function::and, &q);
+            assert_eq!(and_exists(&f, &g, &q), want, "round {round}");
+            assert_eq!(and(&f, &g), f.and(&g), "round {round}");
+            assert_eq!(or(&f, &g), f.or(&g), "round {round}");
+            if f.size() * g.size() > DIRECT_PAIRS {
+                grown += 1;
+            }
+        }
+        assert!(grown > 20, "only {grown} large operations");
+        assert!(
+            SCRATCH.with(|s| s.borrow().unique.slots.len()) > MIN_CAPACITY,
+            "the tables never grew"
+        );
+    }
+
+    #[test]
+    fn stamps_wrapping_around_forget_every_entry() {
+        let set = BddVariableSet::new_anonymous(8);
+        let mut rng = SplitMix64::new(5);
+        let f = random(&set, &mut rng, 3);
+        let g = random(&set, &mut rng, 3);
+        let want = f.and(&g);
+        SCRATCH.with(|s| {
+            let s = &mut *s.borrow_mut();
+            for t in [&mut s.prod, &mut s.or, &mut s.unique] {
+                t.stamp = u32::MAX - 2;
+            }
+            s.direct_stamp = u32::MAX - 2;
+        });
+        for _ in 0..6 {
+            assert_eq!(and(&f, &g), want);
+            assert_eq!(or(&f, &g), f.or(&g));
         }
     }
 

@@ -53,7 +53,6 @@ pub enum Property {
     Label(String),
 }
 
-/// Options of a check.
 /// The work budget of the shortest-trace search, in BDD nodes of the `(node, layer)` sets it
 /// expands over the whole extraction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +67,8 @@ pub enum TraceBudget {
 }
 
 impl TraceBudget {
-    /// The floor of the default budget: every search of the test suites fits under it.
+    /// The floor of the default budget: with twice the engine's work above it, every search of
+    /// the test suites fits.
     pub const DEFAULT_FLOOR: u64 = 200_000;
 }
 
@@ -80,6 +80,7 @@ impl Default for TraceBudget {
     }
 }
 
+/// Options of a check.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     /// The question.

@@ -1054,8 +1054,9 @@ fn callee_of(m: &Model, e: EdgeId) -> Result<ProcId, BebopError> {
 }
 
 /// Per procedure (built on first use), its scope's variable names in sorted order with their
-/// slots: a valuation is then built from an already sorted sequence, with no name formatted or
-/// compared again (a long trace has many steps over few procedures).
+/// slots: a valuation is then built from an already sorted sequence (the map's sort finds it
+/// sorted in one pass) and no name is formatted again (a long trace has many steps over few
+/// procedures).
 struct Scopes<'m, 'p> {
     m: &'m Model<'p>,
     sorted: Vec<Option<Vec<(String, Slot)>>>,

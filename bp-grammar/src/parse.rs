@@ -1362,6 +1362,26 @@ mod tests {
             let b = span_at(&text, p, p);
             assert_eq!((a.line, a.col), (b.line, b.col), "at {p}");
         }
+        // An ASCII text (columns as byte offsets), asked in text order, backwards and
+        // scattered (the last line asked is only a hint).
+        let ascii: String = (0..300)
+            .map(|i| match i % 5 {
+                0 => "ab",
+                1 => "\n",
+                2 => "  c",
+                3 => "\r\n",
+                _ => "x",
+            })
+            .collect();
+        let pos = Positions::new(&ascii);
+        let n = ascii.len();
+        let forward = 0..=n;
+        let backward = (0..=n).rev();
+        let scattered = (0..=n).map(|i| (i * 7919) % (n + 1));
+        for p in forward.chain(backward).chain(scattered) {
+            let (a, b) = (pos.span(p, p), span_at(&ascii, p, p));
+            assert_eq!((a.line, a.col), (b.line, b.col), "ASCII at {p}");
+        }
         for src in ["", "a", "\n", "\n\n", &"y".repeat(64), &"y".repeat(128)] {
             let pos = Positions::new(src);
             for p in 0..=src.len() {

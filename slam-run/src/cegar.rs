@@ -58,10 +58,10 @@ use crate::verdict::{UnknownReason, Verdict};
 /// The floor of bebop's shortest-trace budget in the loop (bebop's own is
 /// [`bebop::TraceBudget::DEFAULT_FLOOR`], ten times more). Newton needs a path of the
 /// abstraction, not the shortest one, and the shortest-path search is quadratic on a long
-/// stretch of `if`s (a node sits in as many layers as there are path lengths to it): on the
-/// `locks` tasks, whose loop body is such a stretch, the searches of the later iterations
-/// spent the whole default budget before falling back to the linear walk over the engine's
-/// stamps, 8% of those tasks' CPU. Searches that fit in twice the engine's own work still run.
+/// stretch of `if`s that the trace passes more than once (a node sits in as many layers as
+/// there are path lengths to it, and the distance to the error no longer guides the search):
+/// past twice the engine's own work and this floor, the linear walk over the engine's stamps
+/// gives the trace instead.
 const TRACE_BUDGET_FLOOR: u64 = 20_000;
 
 /// Progress reports, one as each stage starts (the command prints them on stderr for long
