@@ -255,6 +255,20 @@ impl Table {
     }
 }
 
+/// The variables `b` depends on, in increasing order: one pass over its nodes (biodivine's
+/// `support_set` hashes each node's variable into a set).
+pub fn support(b: &Bdd) -> Vec<BddVariable> {
+    let mut seen = vec![false; usize::from(b.num_vars())];
+    for i in 2..b.size() {
+        seen[b.var_of(BddPointer::from_index(i)).to_index()] = true;
+    }
+    seen.iter()
+        .enumerate()
+        .filter(|(_, s)| **s)
+        .map(|(i, _)| BddVariable::from_index(i))
+        .collect()
+}
+
 /// The key of a pair of node indices.
 fn pair(a: u32, b: u32) -> u64 {
     u64::from(a) << 32 | u64::from(b)
@@ -499,6 +513,9 @@ mod tests {
             assert_eq!(or(&f, &g), f.or(&g), "round {round}");
             assert_eq!(and_not(&f, &g), f.and_not(&g), "round {round}");
             assert_eq!(and_not(&f, &f), f.and_not(&f), "round {round}");
+            let mut want: Vec<BddVariable> = f.support_set().into_iter().collect();
+            want.sort();
+            assert_eq!(support(&f), want, "round {round}");
         }
     }
 

@@ -13,6 +13,7 @@
 //! on its own frame, so the caller's frame passes through a call unchanged. Nothing of the
 //! frame is live at the exit.
 
+use crate::apply;
 use crate::lower::{EdgeKind, Model, NodeKind};
 use crate::vars::{Slot, VarInfo, Ver};
 use biodivine_lib_bdd::BddVariable;
@@ -58,7 +59,7 @@ pub fn dead_frame_vars(m: &Model) -> Vec<Vec<BddVariable>> {
         .iter()
         .map(|pi| {
             if pi.has_enforce {
-                reads(m, pi.enforce.support_set(), words)
+                reads(m, apply::support(&pi.enforce), words)
             } else {
                 vec![0; words]
             }
@@ -71,7 +72,7 @@ pub fn dead_frame_vars(m: &Model) -> Vec<Vec<BddVariable>> {
         .map(|node| {
             let mut s = enforce_reads[node.proc.ix()].clone();
             if let Some(tg) = &node.target {
-                for (a, b) in s.iter_mut().zip(reads(m, tg.bad.support_set(), words)) {
+                for (a, b) in s.iter_mut().zip(reads(m, apply::support(&tg.bad), words)) {
                     *a |= b;
                 }
             }
@@ -90,7 +91,7 @@ pub fn dead_frame_vars(m: &Model) -> Vec<Vec<BddVariable>> {
                             set_add(&mut w, *i as usize);
                         }
                     }
-                    reads(m, t.rel.support_set(), words)
+                    reads(m, t.rel.support(), words)
                 }
                 EdgeKind::Call(c) => {
                     for s in c.targets.iter().flatten() {
@@ -98,10 +99,10 @@ pub fn dead_frame_vars(m: &Model) -> Vec<Vec<BddVariable>> {
                             set_add(&mut w, *i as usize);
                         }
                     }
-                    reads(m, c.arg_rel.support_set(), words)
+                    reads(m, c.arg_rel.support(), words)
                 }
                 EdgeKind::Return(rel) => match rel {
-                    Some(b) => reads(m, b.support_set(), words),
+                    Some(b) => reads(m, apply::support(b), words),
                     None => vec![0; words],
                 },
             };

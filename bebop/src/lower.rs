@@ -335,11 +335,11 @@ impl ExprCx<'_> {
         if self.care.is_empty() || b.size() <= RESTRICT_ABOVE {
             return Ok(b);
         }
-        let support = b.support_set();
+        let support = apply::support(&b);
         Ok(self
             .care
             .iter()
-            .filter(|c| c.support.iter().all(|v| support.contains(v)))
+            .filter(|c| c.support.iter().all(|v| support.binary_search(v).is_ok()))
             .fold(b, |b, c| apply::and(&b, &c.bdd)))
     }
 
@@ -647,7 +647,7 @@ impl<'p> Builder<'p> {
             for part in conjuncts(e) {
                 let bdd = cx.may_be(part, true)?;
                 if !bdd.is_true() {
-                    let support = bdd.support_set().into_iter().collect();
+                    let support = apply::support(&bdd);
                     care.push(CarePart { bdd, support });
                 }
             }

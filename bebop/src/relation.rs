@@ -15,15 +15,14 @@
 
 use crate::apply;
 use biodivine_lib_bdd::{Bdd, BddValuation, BddVariable};
-use std::collections::HashSet;
 
 /// A conjunction of BDDs over one variable set; the empty conjunction is `true`.
 #[derive(Clone, Debug)]
 pub struct Relation {
     /// No cluster is `true`; a `false` relation is the single cluster `false`.
     clusters: Vec<Bdd>,
-    /// The support of each cluster.
-    supports: Vec<HashSet<BddVariable>>,
+    /// The support of each cluster, in increasing order.
+    supports: Vec<Vec<BddVariable>>,
     /// The constant `true` of the variable set.
     tt: Bdd,
 }
@@ -54,7 +53,7 @@ impl Relation {
                 None => clusters.push(p),
             }
         }
-        let supports = clusters.iter().map(Bdd::support_set).collect();
+        let supports = clusters.iter().map(apply::support).collect();
         Relation {
             clusters,
             supports,
@@ -72,9 +71,12 @@ impl Relation {
         self.clusters.iter().map(Bdd::size).sum()
     }
 
-    /// The variables the relation depends on.
-    pub fn support_set(&self) -> HashSet<BddVariable> {
-        self.supports.iter().flatten().copied().collect()
+    /// The variables the relation depends on, in increasing order.
+    pub fn support(&self) -> Vec<BddVariable> {
+        let mut all: Vec<BddVariable> = self.supports.iter().flatten().copied().collect();
+        all.sort();
+        all.dedup();
+        all
     }
 
     /// Whether a full valuation satisfies the relation.
@@ -111,7 +113,7 @@ impl Relation {
             let last = self
                 .supports
                 .iter()
-                .rposition(|s| s.contains(&v))
+                .rposition(|s| s.binary_search(&v).is_ok())
                 .unwrap_or(0);
             at[last].push(v);
         }
