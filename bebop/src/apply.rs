@@ -1,6 +1,6 @@
 //! The BDD operations every image of the engine and of trace extraction is made of: the
-//! relational product `∃ q. f ∧ g`, plain `∃ q. f`, and the Boolean operations `∧`, `∨`, `∧ ¬`
-//! on biodivine BDDs, each in one recursive pass.
+//! relational product `∃ q. f ∧ g`, plain `∃ q. f`, and the Boolean operations `∧`, `∨`, `∧ ¬`,
+//! `↔`, `⊕`, `→` on biodivine BDDs, each in one recursive pass.
 //!
 //! biodivine's `binary_op_with_exists` first builds the whole conjunction's cofactors below a
 //! quantified variable and only then joins them, and every operation allocates its tables
@@ -105,6 +105,21 @@ pub fn or(f: &Bdd, g: &Bdd) -> Bdd {
 /// `f ∧ ¬g`.
 pub fn and_not(f: &Bdd, g: &Bdd) -> Bdd {
     run(f, g, &[], op_function::and_not)
+}
+
+/// `f ↔ g`.
+pub fn iff(f: &Bdd, g: &Bdd) -> Bdd {
+    run(f, g, &[], op_function::iff)
+}
+
+/// `f ⊕ g`.
+pub fn xor(f: &Bdd, g: &Bdd) -> Bdd {
+    run(f, g, &[], op_function::xor)
+}
+
+/// `f → g`.
+pub fn imp(f: &Bdd, g: &Bdd) -> Bdd {
+    run(f, g, &[], op_function::imp)
 }
 
 /// `∃ q. op(f, g)`, `op` given on constants as biodivine's `op_function`s are (`None`: not
@@ -513,6 +528,9 @@ mod tests {
             assert_eq!(or(&f, &g), f.or(&g), "round {round}");
             assert_eq!(and_not(&f, &g), f.and_not(&g), "round {round}");
             assert_eq!(and_not(&f, &f), f.and_not(&f), "round {round}");
+            assert_eq!(iff(&f, &g), f.iff(&g), "round {round}");
+            assert_eq!(xor(&f, &g), f.xor(&g), "round {round}");
+            assert_eq!(imp(&f, &g), f.imp(&g), "round {round}");
             let mut want: Vec<BddVariable> = f.support_set().into_iter().collect();
             want.sort();
             assert_eq!(support(&f), want, "round {round}");

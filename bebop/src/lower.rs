@@ -364,9 +364,9 @@ impl ExprCx<'_> {
                 match op {
                     BinOp::And => apply::and(&a, &b),
                     BinOp::Or => apply::or(&a, &b),
-                    BinOp::Xor | BinOp::Neq => a.xor(&b),
-                    BinOp::Eq => a.iff(&b),
-                    BinOp::Implies => a.imp(&b),
+                    BinOp::Xor | BinOp::Neq => apply::xor(&a, &b),
+                    BinOp::Eq => apply::iff(&a, &b),
+                    BinOp::Implies => apply::imp(&a, &b),
                 }
             }
             Expr::Schoose(p, n, _) => {
@@ -405,7 +405,7 @@ impl ExprCx<'_> {
         let mut out = Vec::new();
         for (target, e) in parts {
             let val = self.compile(e)?;
-            out.push(self.close(target.iff(&val)));
+            out.push(self.close(apply::iff(&target, &val)));
         }
         Ok(out)
     }
