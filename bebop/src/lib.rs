@@ -320,9 +320,18 @@ fn verify_here(prog: &Program, opts: &Options) -> Result<Outcome, BebopError> {
         elapsed_ms = (t2 - t1).as_secs_f64() * 1e3,
         "reachability done"
     );
+    let engine_stats = tab.stats.clone();
     let mut trace_shortest = true;
-    let verdict = if tab.error.is_some() {
-        let (tr, shortest) = trace::extract(&model, &tab, &opts.program_name, opts.trace_budget)?;
+    // The path edges are needed after the trace only for the invariants: otherwise they are
+    // freed before the public trace (two valuations per step) is built in their memory.
+    let mut tab = Some(tab);
+    let verdict = if let Some(t) = tab.as_ref().filter(|t| t.error.is_some()) {
+        let (raw, shortest) = trace::extract_raw(&model, t, opts.trace_budget)?;
+        if !opts.invariants {
+            tab = None;
+        }
+        let tr = trace::public(&model, &raw, &opts.program_name)?;
+        drop(raw);
         trace_shortest = shortest;
         if opts.self_check || cfg!(debug_assertions) {
             replay::check_trace(&model, &tr)
@@ -334,17 +343,20 @@ fn verify_here(prog: &Program, opts: &Options) -> Result<Outcome, BebopError> {
         Verdict::Safe
     };
     let t3 = Instant::now();
-    let invariants = opts.invariants.then(|| invariants(&model, &tab, opts));
+    let invariants = match (&tab, opts.invariants) {
+        (Some(t), true) => Some(invariants(&model, t, opts)),
+        _ => None,
+    };
     let stats = Stats {
         procedures: model.procs.len(),
         statements: model.n_stmts(),
         cfg_nodes: model.nodes.len(),
         cfg_edges: model.edges.len(),
         bdd_vars: model.vars.num_vars(),
-        largest_bdd: tab.stats.largest_bdd,
-        peak_live_nodes: tab.stats.peak_live_nodes,
-        final_live_nodes: tab.stats.final_live_nodes,
-        iterations: tab.stats.iterations,
+        largest_bdd: engine_stats.largest_bdd,
+        peak_live_nodes: engine_stats.peak_live_nodes,
+        final_live_nodes: engine_stats.final_live_nodes,
+        iterations: engine_stats.iterations,
         lower_time: t1 - t0,
         reach_time: t2 - t1,
         trace_time: t3 - t2,

@@ -1129,15 +1129,9 @@ fn public_step(scopes: &mut Scopes, s: &RawStep) -> Step {
     }
 }
 
-/// Builds the public trace of the error found by the tabulation, and whether it is shortest
-/// (see [`extract_raw`]).
-pub fn extract(
-    m: &Model,
-    t: &Tabulation,
-    program_name: &str,
-    budget: TraceBudget,
-) -> Result<(Trace, bool), BebopError> {
-    let (raw, shortest) = extract_raw(m, t, budget)?;
+/// The public form of an internal trace of `m` ([`extract_raw`]'s): it needs the model only,
+/// so a caller may free the tabulation first.
+pub fn public(m: &Model, raw: &[RawStep], program_name: &str) -> Result<Trace, BebopError> {
     let last = raw.last().ok_or_else(|| internal("empty trace"))?;
     let node = m.node(last.node);
     let pname = m.proc(node.proc).name.clone();
@@ -1168,5 +1162,5 @@ pub fn extract(
             raw.iter().map(|s| public_step(&mut scopes, s)).collect()
         },
     };
-    Ok((trace, shortest))
+    Ok(trace)
 }
