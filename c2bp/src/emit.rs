@@ -36,7 +36,7 @@ use cir::pointsto::PointsTo;
 use cir::pred::{Predicate, PredicateSet, subst_result};
 use cir::smt::{Prover, SolverCx};
 use cir::types::CType;
-use cir::wp::{convert, mentions_var, reads_alias, wp_assign};
+use cir::wp::{aliasing, compares_own_address, convert, mentions_var, reads_alias, wp_assign};
 
 use bp_c::names::{CallTemp, caller_reading};
 
@@ -1006,9 +1006,9 @@ impl FnCx<'_, '_, '_, '_> {
             .vars
             .iter()
             .map(|v| {
-                let (reads, elsewhere) = aliasing(&v.expr, lhs, pts);
-                compares |= elsewhere;
-                reads
+                let a = aliasing(&v.expr, lhs, pts);
+                compares |= a.elsewhere;
+                a.reads
             })
             .collect();
         let w = std::rc::Rc::new(Written { reads, compares });
@@ -1109,7 +1109,11 @@ impl FnCx<'_, '_, '_, '_> {
             })
             .collect();
         if let (EdgeKind::Assign { .. }, Some(lhs), Some(w)) = (&e.kind, writes, &written) {
-            promote = w.compares || extra.vars.iter().any(|v| aliasing(&v.expr, lhs, pts).1);
+            promote = w.compares
+                || extra
+                    .vars
+                    .iter()
+                    .any(|v| aliasing(&v.expr, lhs, pts).elsewhere);
         }
         if promote {
             for (v, _) in vars.iter().zip(&seeds).filter(|(_, s)| **s) {
@@ -1418,37 +1422,6 @@ struct Written {
     /// Per variable, whether it reads a location the assignment may write.
     reads: Vec<bool>,
     /// Whether the weakest preconditions may compare addresses over one of the variables:
-    /// [`compares_own_address`], or a variable reads a location that may alias the lvalue
-    /// without being it ([`aliasing`]). Such a comparison reads as values the pointers the two
-    /// locations are reached through.
+    /// [`compares_own_address`], or [`cir::wp::Aliasing::elsewhere`] for one of them.
     compares: bool,
-}
-
-/// Whether Morris's axiom may compare addresses in the weakest precondition of an assignment to
-/// `lhs` ([`cir::wp`]) whatever the predicate: a structure assigned field by field, or a
-/// location of `lhs`'s own address that it may overwrite. (The rest depends on the predicate,
-/// [`aliasing`].)
-fn compares_own_address(lhs: &Expr, pts: &PointsTo) -> bool {
-    if matches!(lhs.ty, CType::Struct(_) | CType::Array(..)) {
-        return true;
-    }
-    let mut hit = false;
-    for c in lhs.children() {
-        c.walk(&mut |x| hit |= x.is_lvalue() && pts.may_alias(lhs, x));
-    }
-    hit
-}
-
-/// Whether `e` reads a location an assignment to `lhs` may write ([`reads_alias`]), and
-/// whether one such location is not `lhs` itself (then Morris's axiom compares addresses):
-/// one walk for both.
-fn aliasing(e: &Expr, lhs: &Expr, pts: &PointsTo) -> (bool, bool) {
-    let (mut reads, mut elsewhere) = (false, false);
-    e.walk(&mut |x| {
-        if x.is_lvalue() && pts.may_alias(lhs, x) {
-            reads = true;
-            elsewhere |= x != lhs;
-        }
-    });
-    (reads, elsewhere)
 }

@@ -487,8 +487,47 @@ pub fn wp_assume(c: &Expr, phi: &Expr) -> Expr {
 
 /// Whether φ reads a location (including those in address computations) that may alias `lv`.
 pub fn reads_alias(phi: &Expr, lv: &Expr, pts: &PointsTo) -> bool {
+    aliasing(phi, lv, pts).reads
+}
+
+/// How a predicate φ meets an assignment to `lv` ([`aliasing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Aliasing {
+    /// φ reads a location (including those in address computations) that may alias `lv`
+    /// ([`reads_alias`]).
+    pub reads: bool,
+    /// One such location is not `lv` itself: Morris's axiom then compares addresses in
+    /// `WP(lv := e, φ)`, and the comparison reads as values the pointers the two locations are
+    /// reached through.
+    pub elsewhere: bool,
+}
+
+/// How φ meets an assignment to `lv`, in one walk of φ.
+pub fn aliasing(phi: &Expr, lv: &Expr, pts: &PointsTo) -> Aliasing {
+    let mut out = Aliasing {
+        reads: false,
+        elsewhere: false,
+    };
+    phi.walk(&mut |x| {
+        if x.is_lvalue() && pts.may_alias(lv, x) {
+            out.reads = true;
+            out.elsewhere |= x != lv;
+        }
+    });
+    out
+}
+
+/// Whether Morris's axiom may compare addresses in `WP(lhs := e, φ)` whatever φ: a structure
+/// assigned field by field, or `lhs`'s own address computed from a location it may overwrite.
+/// (What depends on φ is [`Aliasing::elsewhere`].)
+pub fn compares_own_address(lhs: &Expr, pts: &PointsTo) -> bool {
+    if matches!(lhs.ty, CType::Struct(_) | CType::Array(..)) {
+        return true;
+    }
     let mut hit = false;
-    phi.walk(&mut |x| hit |= x.is_lvalue() && pts.may_alias(lv, x));
+    for c in lhs.children() {
+        c.walk(&mut |x| hit |= x.is_lvalue() && pts.may_alias(lhs, x));
+    }
     hit
 }
 

@@ -6,7 +6,10 @@ use std::path::Path;
 use cir::ir::{EdgeKind, Expr, Program};
 use cir::pointsto::PointsTo;
 use cir::pred::{PredScope, parse_predicate};
-use cir::wp::{changes, wp_assign, wp_assign_havoc, wp_assume, wp_edge, wp_havoc};
+use cir::wp::{
+    Aliasing, aliasing, changes, compares_own_address, wp_assign, wp_assign_havoc, wp_assume,
+    wp_edge, wp_havoc,
+};
 
 fn load() -> (Program, PointsTo) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/analysis/wp.c");
@@ -191,4 +194,32 @@ fn a_structure_assignment_updates_field_by_field() {
         wp(&prog, &pts, "n1 := n2", "s->val == 1"),
         "(&n1 == s ? n2.val : s->val) == 1"
     );
+}
+
+/// `aliasing` says when Morris's axiom compares addresses: where the WP holds a conditional
+/// on an address, and only there.
+#[test]
+fn aliasing_predicts_the_address_comparisons() {
+    let (prog, pts) = load();
+    let case = |edge: &str, post: &str| {
+        let (l, _) = assign(&prog, edge);
+        let a = aliasing(&phi(&prog, post), l, &pts);
+        let shown = wp(&prog, &pts, edge, post);
+        assert_eq!(
+            a.elsewhere,
+            shown.contains(" ? "),
+            "{edge} / {post}: {shown}"
+        );
+        a
+    };
+    let a = |reads, elsewhere| Aliasing { reads, elsewhere };
+    assert_eq!(case("*p := 1", "x == 0"), a(true, true));
+    assert_eq!(case("*p := 1", "*p == 0"), a(true, false));
+    assert_eq!(case("*p := 1", "y == 0"), a(false, false));
+    assert_eq!(case("x := x + 1", "x < y"), a(true, false));
+    assert_eq!(case("s->val := 3", "n1.val > 2"), a(true, true));
+    // Whatever the predicate: a structure assigned whole, not a plain variable or field.
+    assert!(compares_own_address(assign(&prog, "n1 := n2").0, &pts));
+    assert!(!compares_own_address(assign(&prog, "x := x + 1").0, &pts));
+    assert!(!compares_own_address(assign(&prog, "*p := 1").0, &pts));
 }
