@@ -26,9 +26,9 @@
 use biodivine_lib_bdd::{Bdd, BddNode, BddPointer, BddVariable, op_function};
 use std::cell::RefCell;
 
-/// Tables that grew past this many slots (6 MiB each, of 24-byte slots) are given back after
-/// the operation: a rare large operation should not keep more than that for the rest of the
-/// run.
+/// Tables that grew past this many slots (6 MiB each, of 24-byte slots) are given back when
+/// the next operation starts: a rare large operation should not keep more than that for the
+/// rest of the run.
 const KEEP_CAPACITY: usize = 1 << 18;
 
 /// The capacity of a fresh table (a power of two).
@@ -302,8 +302,8 @@ fn constant(num_vars: u16, c: bool) -> Bdd {
 
 impl Scratch {
     fn start(&mut self, num_vars: u16, q: &[BddVariable]) {
-        // Emptied at the start too (a stamp costs nothing): an operation that panicked never
-        // reached `finish`, and its entries must not answer the next one.
+        // Emptied when an operation starts rather than when it finishes: one that panicked
+        // never finished, and its entries must not answer the next one.
         self.prod.empty();
         self.or.empty();
         self.unique.empty();
@@ -329,9 +329,6 @@ impl Scratch {
     }
 
     fn finish(&mut self) {
-        self.prod.empty();
-        self.or.empty();
-        self.unique.empty();
         if self.nodes.capacity() > KEEP_CAPACITY {
             self.nodes = Vec::new();
             self.placed = Vec::new();

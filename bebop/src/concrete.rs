@@ -211,7 +211,7 @@ impl Concrete<'_, '_> {
         vm.globals()
             .into_iter()
             .zip(x.g.iter())
-            .chain(self.m.ret_slots().into_iter().zip(x.r.iter()))
+            .chain(self.m.vars.rets().into_iter().zip(x.r.iter()))
             .map(|(s, b)| (vm.var(s, Ver::Cur), *b))
             .collect()
     }
@@ -253,7 +253,7 @@ impl Concrete<'_, '_> {
         let q = c.callee;
         let targeted: Vec<Slot> = c.targets.iter().flatten().copied().collect();
         let mut cur_q = vm.vars(&vm.globals(), Ver::Cur);
-        cur_q.extend(vm.vars(&m.ret_slots(), Ver::Cur));
+        cur_q.extend(vm.vars(&m.vars.rets(), Ver::Cur));
         let ent = apply::exists(x, &cur_q);
         let qctx_slots = m.ctx_slots(q);
         let ent_n = vm.rename(&ent, &qctx_slots, Ver::Entry, Ver::Next);
@@ -322,9 +322,8 @@ impl Concrete<'_, '_> {
                     }
                 })
                 .collect(),
-            r: self
-                .m
-                .ret_slots()
+            r: vm
+                .rets()
                 .iter()
                 .enumerate()
                 .map(|(j, s)| match c.targets.get(j).copied().flatten() {

@@ -155,10 +155,10 @@ impl<'m, 'p> Ops<'m, 'p> {
             .collect();
         let ctx_next = pids.map(|p| vm.vars(&m.ctx_slots(p), Ver::Next)).collect();
         let mut exit_cur = vm.vars(&globals, Ver::Cur);
-        exit_cur.extend(vm.vars(&m.ret_slots(), Ver::Cur));
+        exit_cur.extend(vm.vars(&m.vars.rets(), Ver::Cur));
         Ops {
             m,
-            ret_slots: m.ret_slots(),
+            ret_slots: m.vars.rets(),
             globals,
             ctx_identity,
             caller_quant,

@@ -57,7 +57,7 @@ pub enum Property {
 /// expands over the whole extraction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TraceBudget {
-    /// Twice the engine's own work, and at least `floor` ([`trace::default_budget`]).
+    /// Twice the engine's own work, and at least `floor` ([`TraceBudget::nodes`]).
     Scaled {
         /// The least budget, whatever the engine's work.
         floor: u64,
@@ -70,6 +70,20 @@ impl TraceBudget {
     /// The floor of the default budget: with twice the engine's work above it, every search of
     /// the test suites fits.
     pub const DEFAULT_FLOOR: u64 = 200_000;
+
+    /// The budget in BDD nodes, for an engine whose own work was `work` (the total size of the
+    /// new states it added, [`engine::EngineStats::work`]): `max(floor, 2 × work)` when
+    /// scaled. The searches of the test suites and of the `bp-families` counter programs need
+    /// at most about `work / 2` above the default floor, the `relay` programs about
+    /// `0.8 × work` (the engine forgets dead frame variables, the search does not, so its sets
+    /// are the larger); a straight-line program of 10,000 statements with `if`s needs
+    /// `54 × work`.
+    pub fn nodes(self, work: u64) -> u64 {
+        match self {
+            TraceBudget::Scaled { floor } => work.saturating_mul(2).max(floor),
+            TraceBudget::Fixed(n) => n,
+        }
+    }
 }
 
 impl Default for TraceBudget {
@@ -321,32 +335,29 @@ fn verify_here(prog: &Program, opts: &Options) -> Result<Outcome, BebopError> {
         "reachability done"
     );
     let engine_stats = tab.stats.clone();
-    let mut trace_shortest = true;
+    let raw = match tab.error {
+        Some(_) => Some(trace::extract_raw(&model, &tab, opts.trace_budget)?),
+        None => None,
+    };
     // The path edges are needed after the trace only for the invariants: otherwise they are
     // freed before the public trace (two valuations per step) is built in their memory.
-    let mut tab = Some(tab);
-    let verdict = if let Some(t) = tab.as_ref().filter(|t| t.error.is_some()) {
-        let (raw, shortest) = trace::extract_raw(&model, t, opts.trace_budget)?;
-        if !opts.invariants {
-            tab = None;
+    let tab = opts.invariants.then_some(tab);
+    let mut trace_shortest = true;
+    let verdict = match raw {
+        Some((raw, shortest)) => {
+            let tr = trace::public(&model, &raw, &opts.program_name)?;
+            trace_shortest = shortest;
+            if opts.self_check || cfg!(debug_assertions) {
+                replay::check_trace(&model, &tr)
+                    .map_err(|e| BebopError::Internal(format!("trace self-check failed: {e}")))?;
+            }
+            tracing::info!(steps = tr.steps.len(), "trace extracted");
+            Verdict::Unsafe(Box::new(tr))
         }
-        let tr = trace::public(&model, &raw, &opts.program_name)?;
-        drop(raw);
-        trace_shortest = shortest;
-        if opts.self_check || cfg!(debug_assertions) {
-            replay::check_trace(&model, &tr)
-                .map_err(|e| BebopError::Internal(format!("trace self-check failed: {e}")))?;
-        }
-        tracing::info!(steps = tr.steps.len(), "trace extracted");
-        Verdict::Unsafe(Box::new(tr))
-    } else {
-        Verdict::Safe
+        None => Verdict::Safe,
     };
     let t3 = Instant::now();
-    let invariants = match (&tab, opts.invariants) {
-        (Some(t), true) => Some(invariants(&model, t, opts)),
-        _ => None,
-    };
+    let invariants = tab.as_ref().map(|t| invariants(&model, t, opts));
     let stats = Stats {
         procedures: model.procs.len(),
         statements: model.n_stmts(),

@@ -219,11 +219,6 @@ impl<'p> Model<'p> {
         v
     }
 
-    /// Every return slot.
-    pub fn ret_slots(&self) -> Vec<Slot> {
-        self.vars.rets()
-    }
-
     /// The name of a scope slot in procedure `p`.
     pub fn slot_name(&self, p: ProcId, s: Slot) -> String {
         match s {

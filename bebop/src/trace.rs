@@ -53,8 +53,8 @@
 //! long straight-line program with many `if`s, a node is first reached with different
 //! states at many different path lengths), so the search can cost quadratically more than the
 //! reachability analysis. The searches of one extraction therefore share a work budget (the
-//! total size of the `(node, layer)` sets expanded, [`default_budget`] or
-//! [`crate::Options::trace_budget`]). **The "shortest in Bebop's sense" guarantee above holds
+//! total size of the `(node, layer)` sets expanded, [`crate::Options::trace_budget`], by
+//! default [`TraceBudget::nodes`] of the engine's work). **The "shortest in Bebop's sense" guarantee above holds
 //! when the budget suffices.** Past it, extraction falls back to a walk backwards over the
 //! engine's worklist stamps (`trace_stamps.rs`): the trace is still a real execution,
 //! checked like any other, but not necessarily shortest; a warning is logged and
@@ -690,7 +690,7 @@ impl<'a, 'm, 'p> Tracer<'a, 'm, 'p> {
                 let cube = vm.cube(
                     vm.globals()
                         .iter()
-                        .chain(m.ret_slots().iter())
+                        .chain(m.vars.rets().iter())
                         .zip(x.g.iter().chain(x.r.iter()).copied()),
                     Ver::Cur,
                 );
@@ -875,18 +875,6 @@ struct Frame {
     ret_to: Option<(ProcId, PState)>,
 }
 
-/// The default work budget of the shortest-trace search, in BDD nodes of the `(node, layer)`
-/// sets it expands: `max(floor, 2W)` ([`crate::TraceBudget::Scaled`]; the floor is 200,000
-/// unless the caller asks otherwise) where `W` is the engine's own work in the same unit
-/// (the total size of the new states it added, [`crate::engine::EngineStats::work`]). The
-/// searches of the test suites and of the `bp-families` counter programs need at most about
-/// `W / 2` above the floor, the `relay` programs about `0.8 W` (the engine forgets dead frame
-/// variables, the search does not, so its sets are the larger); a straight-line program of
-/// 10,000 statements with `if`s needs `54 W`.
-pub fn default_budget(t: &Tabulation, floor: u64) -> u64 {
-    t.stats.work.saturating_mul(2).max(floor)
-}
-
 /// Extracts the internal (node-level) trace of the error found by the tabulation, and whether
 /// it is shortest: the shortest-trace search within `budget`, else the walk over the engine's
 /// stamps (`trace_stamps.rs`).
@@ -901,11 +889,7 @@ pub fn extract_raw(
     if !t.complete {
         return Err(internal("the tabulation did not reach its fixpoint"));
     }
-    let budget = match budget {
-        TraceBudget::Scaled { floor } => default_budget(t, floor),
-        TraceBudget::Fixed(b) => b,
-    };
-    let mut tr = Tracer::new(m, t, budget);
+    let mut tr = Tracer::new(m, t, budget.nodes(t.stats.work));
     let res = shortest_raw(m, &mut tr);
     tracing::debug!(
         work = tr.work.get(),
