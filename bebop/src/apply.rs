@@ -235,14 +235,29 @@ impl Table {
         self.len += 1;
     }
 
-    /// The value of `key`, inserting `val` when it is absent.
+    /// The value of `key`, inserting `val` when it is absent (one probe sequence for both).
     fn get_or_insert(&mut self, key: u64, tag: u32, val: u32) -> u32 {
-        match self.get(key, tag) {
-            Some(v) => v,
-            None => {
-                self.insert(key, tag, val);
-                val
+        if 2 * (self.len + 1) > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key, tag);
+        loop {
+            let s = &mut self.slots[i];
+            if s.stamp != self.stamp {
+                *s = Slot {
+                    key,
+                    tag,
+                    val,
+                    stamp: self.stamp,
+                };
+                self.len += 1;
+                return val;
             }
+            if s.key == key && s.tag == tag {
+                return s.val;
+            }
+            i = (i + 1) & mask;
         }
     }
 
